@@ -1,0 +1,159 @@
+// vramcalc command line: estimate GPU memory for a model and a job.
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api.hpp"
+#include "errors.hpp"
+#include "json_text.hpp"
+#include "report.hpp"
+
+using nlohmann::json;
+using namespace vramcalc;
+
+namespace {
+
+const char* kUsage = R"(usage: vramcalc [--model ID | --config config.json | --params N] [job options] [--json]
+
+Model (default: --model llama-3-8b):
+  --model ID            a model from models.json (see --list)
+  --config PATH         a Hugging Face config.json
+  --params N            only a parameter count (e.g. 7e9); add dimensions with --config for activations
+  --models PATH         models.json to use (default: the repository's)
+  --list                list the models and exit
+
+Job (defaults in brackets):
+  --mode M              inference | train | lora | qlora            [inference]
+  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0  [bf16]
+  --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
+  --batch N             micro-batch per GPU                           [1]
+  --seq N               tokens per sequence                           [4096]
+  --checkpointing C     none | selective | full                       [none]
+  --flash | --no-flash  FlashAttention on/off                         [on]
+  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8        [auto]
+  --lora-rank R         LoRA rank                                     [16]
+  --lora-targets T      all-linear | attention | mlp | q_proj,v_proj,...  [all-linear]
+  --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
+  --no-master-weights   pure 16-bit training without an fp32 master copy
+  --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, 1, 0]
+  --overhead-gb X       CUDA context + framework per GPU              [1.0]
+  --fragmentation F     allocator slack fraction                      [0.05]
+  --job PATH            read job fields from a JSON file (flags override)
+  --json                print the estimate as JSON
+)";
+
+std::string read_file(const std::string& path, const std::string& field) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(field, "cannot read file '" + path + "'");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// Flag values become JSON numbers when they look like numbers, strings
+// otherwise; parse_job then validates both in one place.
+json flag_value(const std::string& text) {
+    char* end = nullptr;
+    double d = std::strtod(text.c_str(), &end);
+    if (!text.empty() && end && *end == '\0') return d;
+    return text;
+}
+
+std::string json_key(std::string flag) {
+    for (char& ch : flag)
+        if (ch == '-') ch = '_';
+    return flag == "flash" ? "flash_attention" : flag;
+}
+
+std::string default_models_path() {
+    if (const char* env = std::getenv("VRAMCALC_MODELS")) return env;
+    std::ifstream here("models.json");
+    if (here) return "models.json";
+    return VRAMCALC_DEFAULT_MODELS;
+}
+
+int run(int argc, char** argv) {
+    std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
+    bool as_json = false, list = false;
+    json job_fields = json::object();
+    json job_flags = json::object();
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const std::string& field) -> std::string {
+            if (i + 1 >= argc) throw InputError(field, "missing value after " + arg);
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            std::cout << kUsage;
+            return 0;
+        } else if (arg == "--json") as_json = true;
+        else if (arg == "--list") list = true;
+        else if (arg == "--model") model_id = value("model");
+        else if (arg == "--config") config_path = value("config");
+        else if (arg == "--params") params = value("config.num_parameters");
+        else if (arg == "--models") models_path = value("models.json");
+        else if (arg == "--job") job_fields = parse_json_text(read_file(value("job"), "job"), "job");
+        else if (arg == "--flash") job_flags["flash_attention"] = true;
+        else if (arg == "--no-flash") job_flags["flash_attention"] = false;
+        else if (arg == "--master-weights") job_flags["master_weights"] = true;
+        else if (arg == "--no-master-weights") job_flags["master_weights"] = false;
+        else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+            const std::string key = json_key(arg.substr(2));
+            job_flags[key] = flag_value(value("job." + key));
+        } else {
+            throw InputError("arguments", "unexpected '" + arg + "' (see --help)");
+        }
+    }
+    if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
+    job_fields.update(job_flags);
+
+    if (list) {
+        for (const auto& m : parse_models(read_file(models_path, "models.json")))
+            std::cout << m.id << "\t" << m.name << "\n";
+        return 0;
+    }
+
+    json config;
+    std::string name;
+    if (!params.empty()) {
+        json count = flag_value(params);
+        config = config_path.empty() ? json::object() : parse_json_text(read_file(config_path, "config"), "config");
+        config["num_parameters"] = count;
+        name = "explicit " + params + " parameters";
+    } else if (!config_path.empty()) {
+        config = parse_json_text(read_file(config_path, "config"), "config");
+        name = config_path;
+    } else {
+        const auto models = parse_models(read_file(models_path, "models.json"));
+        const ModelEntry& entry = find_model(models, model_id);
+        config = entry.config;
+        name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
+    }
+
+    const Model model = prepare_model(parse_config(config));
+    const Job job = parse_job(job_fields);
+    const Estimate e = estimate(model, job);
+    if (as_json)
+        std::cout << estimate_json(model, job, e).dump(2) << "\n";
+    else
+        std::cout << format_report(name, job, e);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const InputError& e) {
+        std::cerr << "vramcalc: error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "vramcalc: internal error: " << e.what() << "\n";
+        return 3;
+    }
+}

@@ -1,0 +1,51 @@
+#include "formats.hpp"
+
+#include "errors.hpp"
+
+namespace vramcalc {
+namespace {
+
+// Bits per weight. Sources:
+// - GPTQ / AWQ 4-bit, group size 128: one fp16 scale and one 4-bit zero per
+//   128 weights -> 4 + (16 + 4) / 128 = 4.156 bits (Frantar et al. 2022; AutoAWQ packing).
+// - NF4 with double quantization: 4 + 0.127 bits (Dettmers et al. 2023, QLoRA §3).
+// - GGUF block formats, llama.cpp ggml-common.h block layouts:
+//   Q8_0 = 34 bytes / 32 weights = 8.5; Q4_0 = 18 / 32 = 4.5; Q6_K = 210 / 256 = 6.5625.
+//   Q4_K_M and Q5_K_M mix block types per tensor; 4.85 and 5.69 are the
+//   averages llama.cpp's quantize tool reports for Llama-class models.
+const std::vector<NumberFormat> kFormats = {
+    {"fp32", "FP32", 32, true, false},
+    {"fp16", "FP16", 16, true, false},
+    {"bf16", "BF16", 16, true, false},
+    {"fp8", "FP8", 8, false, true},
+    {"int8", "INT8", 8, false, true},
+    {"int4", "INT4", 4, false, true},
+    {"gptq", "GPTQ 4-bit (g128)", 4 + 20.0 / 128, false, true},
+    {"awq", "AWQ 4-bit (g128)", 4 + 20.0 / 128, false, true},
+    {"nf4", "NF4 (bitsandbytes, double-quant)", 4.127, false, true},
+    {"q8_0", "GGUF Q8_0", 8.5, false, false},
+    {"q6_k", "GGUF Q6_K", 6.5625, false, false},
+    {"q5_k_m", "GGUF Q5_K_M", 5.69, false, false},
+    {"q4_k_m", "GGUF Q4_K_M", 4.85, false, false},
+    {"q4_0", "GGUF Q4_0", 4.5, false, false},
+};
+
+}  // namespace
+
+const std::vector<NumberFormat>& all_formats() { return kFormats; }
+
+std::string format_names() {
+    std::string names;
+    for (const auto& f : kFormats) names += (names.empty() ? "" : ", ") + std::string(f.name);
+    return names;
+}
+
+const NumberFormat& find_format(const std::string& name, const std::string& field) {
+    for (const auto& f : kFormats)
+        if (name == f.name) return f;
+    throw InputError(field, "unknown format '" + name + "'; choose one of " + format_names());
+}
+
+bool is_kv_format(const NumberFormat& f) { return f.bits == 32 || f.bits == 16 || f.bits == 8; }
+
+}  // namespace vramcalc

@@ -1,0 +1,619 @@
+#include "memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "gpus.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kGB = 1e9;  // decimal gigabytes, as model cards and the seed example use
+
+std::string fmt(const char* format, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, value);
+    return buf;
+}
+std::string gb(double bytes) { return fmt("%.2f GB", bytes / kGB); }
+std::string billions(double params) {
+    return params >= 1e9 ? fmt("%.2f B", params / 1e9) : fmt("%.1f M", params / 1e6);
+}
+std::string bytes_each(double bytes) { return fmt(bytes == std::floor(bytes) ? "%.0f" : "%.3g", bytes); }
+std::string count(int64_t n) { return std::to_string(n); }
+
+// ---------------------------------------------------------------- job parsing
+
+template <class Enum>
+struct Choice {
+    const char* name;
+    Enum value;
+};
+
+const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
+                               {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
+const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"adam", Optimizer::AdamW},
+                                         {"sgd", Optimizer::SGD},            {"sgd_momentum", Optimizer::SGDMomentum},
+                                         {"adam_8bit", Optimizer::Adam8bit}, {"adafactor", Optimizer::Adafactor}};
+const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
+                                                {"selective", Checkpointing::Selective},
+                                                {"full", Checkpointing::Full}};
+
+template <class Enum, size_t N>
+const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
+    for (const auto& c : choices)
+        if (c.value == value) return c.name;
+    return "?";
+}
+
+template <class Enum, size_t N>
+Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&choices)[N]) {
+    std::string names;
+    for (const auto& c : choices) {
+        if (v.is_string() && v.get<std::string>() == c.name) return c.value;
+        names += (names.empty() ? "" : ", ") + std::string(c.name);
+    }
+    throw InputError(field, "must be one of " + names + ", got " + v.dump());
+}
+
+double read_number(const json& v, const std::string& field, double min, double max) {
+    if (!v.is_number()) throw InputError(field, "must be a number, got " + v.dump());
+    double d = v.get<double>();
+    if (!std::isfinite(d) || d < min || d > max)
+        throw InputError(field, "must be between " + bytes_each(min) + " and " + bytes_each(max) + ", got " + v.dump());
+    return d;
+}
+
+int64_t read_whole(const json& v, const std::string& field, int64_t min, int64_t max) {
+    double d = read_number(v, field, static_cast<double>(min), static_cast<double>(max));
+    if (d != std::floor(d)) throw InputError(field, "must be a whole number, got " + v.dump());
+    return static_cast<int64_t>(d);
+}
+
+bool read_flag(const json& v, const std::string& field) {
+    if (!v.is_boolean()) throw InputError(field, "must be true or false, got " + v.dump());
+    return v.get<bool>();
+}
+
+std::string read_text(const json& v, const std::string& field) {
+    if (!v.is_string()) throw InputError(field, "must be a string, got " + v.dump());
+    return v.get<std::string>();
+}
+
+// ---------------------------------------------------------------- formats
+
+// The dtype of matmuls, activations and gradients.
+const NumberFormat& compute_format(const Job& job) {
+    const NumberFormat& f = find_format(job.dtype, "job.dtype");
+    return f.trainable ? f : find_format("bf16", "job.dtype");
+}
+
+// How the (frozen or trained) base weights are stored.
+const NumberFormat& weight_format(const Job& job) {
+    const NumberFormat& f = find_format(job.dtype, "job.dtype");
+    if (job.mode == Mode::Train && !f.trainable)
+        throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + job.dtype +
+                                          "' (fine-tune a quantized base with mode qlora)");
+    if (job.mode == Mode::QLoRA && f.trainable) return find_format("nf4", "job.dtype");
+    return f;
+}
+
+bool trains(const Job& job) { return job.mode != Mode::Inference; }
+bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
+
+double adapter_bytes(const Job& job) { return find_format(job.adapter_dtype, "job.adapter_dtype").bits / 8; }
+
+// Dimensions a config given only as num_parameters may lack.
+int64_t hidden_of(const ModelConfig& c, const char* use) { return require_dimension(c.hidden, "hidden_size", use); }
+int64_t layers_of(const ModelConfig& c, const char* use) { return require_dimension(c.layers, "num_hidden_layers", use); }
+int64_t heads_of(const ModelConfig& c, const char* use) { return require_dimension(c.heads, "num_attention_heads", use); }
+int64_t vocab_of(const ModelConfig& c, const char* use) { return require_dimension(c.vocab, "vocab_size", use); }
+
+// ---------------------------------------------------------------- LoRA
+
+// Which linear layers get adapters: "all-linear" (QLoRA paper setting),
+// "attention", "mlp", or a comma-separated list of module names.
+std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
+    if (model.config.family == Family::Explicit)
+        throw InputError("config", "LoRA needs the architecture (model_type and dimensions) to know which "
+                                   "matrices get adapters; num_parameters alone is not enough");
+    std::vector<const Tensor*> picked;
+    const std::string& spec = job.lora_targets;
+    if (spec == "all-linear" || spec == "attention" || spec == "mlp") {
+        for (const auto& t : model.tensors) {
+            bool take = spec == "all-linear" ? t.is_linear()
+                        : spec == "attention" ? t.kind == TensorKind::Attention
+                                              : t.is_linear() && t.kind != TensorKind::Attention;
+            if (take) picked.push_back(&t);
+        }
+        return picked;
+    }
+    size_t start = 0;
+    while (start <= spec.size()) {
+        size_t end = spec.find(',', start);
+        if (end == std::string::npos) end = spec.size();
+        std::string name = spec.substr(start, end - start);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        bool found = false;
+        for (const auto& t : model.tensors)
+            if (t.is_linear() && name == t.module) {
+                picked.push_back(&t);
+                found = true;
+            }
+        if (!found) {
+            std::set<std::string> available;
+            for (const auto& t : model.tensors)
+                if (t.is_linear()) available.insert(t.module);
+            std::string list;
+            for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
+            throw InputError("job.lora_targets", "no linear module named '" + name + "' in this model; use all-linear, "
+                                                 "attention, mlp or some of: " + list);
+        }
+        start = end + 1;
+    }
+    return picked;
+}
+
+// LoRA (Hu et al. 2021): W + B·A with A: r × in, B: out × r -> r·(in + out) per matrix.
+double lora_params(const Model& model, const Job& job) {
+    double p = 0;
+    for (const Tensor* t : lora_targets(model, job))
+        p += static_cast<double>(job.lora_rank) * static_cast<double>(t->in + t->out) * static_cast<double>(t->copies);
+    return p;
+}
+
+// Adafactor (Shazeer & Stern 2018) keeps a factored second moment: a row
+// and a column vector per matrix, a full vector for 1-D tensors; no first
+// moment (beta1 = None, the Hugging Face default).
+double adafactor_state_values(const Model& model, const Job& job) {
+    if (model.config.family == Family::Explicit)
+        throw InputError("config", "Adafactor's factored state depends on matrix shapes; give the architecture, "
+                                   "not only num_parameters");
+    double values = 0;
+    if (uses_adapters(job)) {
+        const double r = static_cast<double>(job.lora_rank);
+        for (const Tensor* t : lora_targets(model, job))
+            values += (static_cast<double>(t->in) + r + r + static_cast<double>(t->out)) * static_cast<double>(t->copies);
+        return values;
+    }
+    for (const auto& t : model.tensors)
+        values += static_cast<double>(t.in == 1 ? t.out : t.in + t.out) * static_cast<double>(t.copies);
+    return values;
+}
+
+// ---------------------------------------------------------------- layout
+
+Layout resolve_layout(const Model& model, const Job& job) {
+    Layout l;
+    l.gpus = job.gpus;
+    l.pp = job.pp;
+    l.tp = job.tp > 0 ? job.tp : (trains(job) ? 1 : std::max<int64_t>(1, job.gpus / job.pp));
+    if (job.gpus % (l.tp * l.pp) != 0)
+        throw InputError("job.gpus", "must be a multiple of tp × pp (" + count(l.tp) + " × " + count(l.pp) + "), got " +
+                                         count(job.gpus));
+    l.dp = job.gpus / (l.tp * l.pp);
+    l.zero = trains(job) ? job.zero : 0;
+    const ModelConfig& c = model.config;
+    if (c.heads > 0 && l.tp > c.heads)
+        throw InputError("job.tp", "cannot exceed num_attention_heads (" + count(c.heads) + "), got " + count(l.tp));
+    if (c.layers > 0 && l.pp > c.layers)
+        throw InputError("job.pp", "cannot exceed the number of layers (" + count(c.layers) + "), got " + count(l.pp));
+    return l;
+}
+
+// Sharding divisor for model states under tensor/pipeline parallelism and ZeRO.
+// ZeRO paper (Rajbhandari et al. 2019, Fig. 1): stage 1 partitions optimizer
+// states, stage 2 also gradients, stage 3 also weights, over the dp ranks.
+double shard(const Layout& l, int zero_stage_needed) {
+    double d = static_cast<double>(l.tp * l.pp);
+    if (l.zero >= zero_stage_needed) d *= static_cast<double>(l.dp);
+    return d;
+}
+
+std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu) {
+    std::string parts;
+    if (l.tp > 1) parts += "TP " + count(l.tp);
+    if (l.pp > 1) parts += std::string(parts.empty() ? "" : " × ") + "PP " + count(l.pp);
+    if (l.zero >= zero_stage_needed && l.dp > 1)
+        parts += std::string(parts.empty() ? "" : " × ") + "ZeRO-" + count(l.zero) + " over " + count(l.dp);
+    if (parts.empty()) return "";
+    return ", ÷ " + bytes_each(shard(l, zero_stage_needed)) + " (" + parts + ") = " + gb(per_gpu) + " per GPU";
+}
+
+// ---------------------------------------------------------------- terms
+
+// Weights: params × bits/8. GPTQ/AWQ/bitsandbytes formats quantize the linear
+// layers only; embeddings and lm_head stay in the compute dtype.
+double weights_term(const Model& m, const Job& job, const Layout& l, double trainable, std::string* why) {
+    const NumberFormat& f = weight_format(job);
+    const double kept = f.quantized_linear_only ? m.params.embeddings : 0;
+    const double compute_bytes = compute_format(job).bits / 8;
+    double full = (m.params.total - kept) * f.bits / 8 + kept * compute_bytes;
+    const double adapters = uses_adapters(job) ? trainable * adapter_bytes(job) : 0;
+    const double per_gpu = (full + adapters) / shard(l, 3);
+    if (why) {
+        *why = billions(m.params.total - kept) + " params × " + bytes_each(f.bits / 8) + " bytes (" + f.label + ")";
+        if (kept > 0)
+            *why += " + " + billions(kept) + " embedding/head params × " + bytes_each(compute_bytes) + " bytes (kept " +
+                    compute_format(job).label + ")";
+        if (adapters > 0)
+            *why += " + " + billions(trainable) + " LoRA adapter params × " + bytes_each(adapter_bytes(job)) + " bytes";
+        *why += " = " + gb(full + adapters) + shard_text(l, 3, per_gpu);
+    }
+    return per_gpu;
+}
+
+// Gradients: one per trainable parameter, in the dtype being trained.
+double gradients_term(const Job& job, const Layout& l, double trainable, std::string* why) {
+    if (!trains(job)) {
+        if (why) *why = "none: inference computes no gradients";
+        return 0;
+    }
+    const double each = uses_adapters(job) ? adapter_bytes(job) : compute_format(job).bits / 8;
+    const double per_gpu = trainable * each / shard(l, 2);
+    if (why)
+        *why = billions(trainable) + " trainable params × " + bytes_each(each) + " bytes = " + gb(trainable * each) +
+               shard_text(l, 2, per_gpu);
+    return per_gpu;
+}
+
+// Optimizer states per trainable parameter (ZeRO paper §3: mixed-precision
+// Adam keeps fp32 master weights, momentum and variance = 12 bytes).
+// 8-bit Adam (Dettmers et al. 2022): two 8-bit states plus an fp32 absmax per
+// 2048-value block.
+double optimizer_term(const Model& m, const Job& job, const Layout& l, double trainable, std::string* why) {
+    if (!trains(job)) {
+        if (why) *why = "none: inference keeps no optimizer state";
+        return 0;
+    }
+    const bool master = job.mode == Mode::Train && job.master_weights && compute_format(job).bits < 32;
+    const double master_bytes = master ? 4 * trainable : 0;
+    double state_bytes = 0;
+    std::string state_text;
+    switch (job.optimizer) {
+        case Optimizer::AdamW:
+            state_bytes = 8 * trainable;
+            state_text = "Adam m + v: 8 bytes";
+            break;
+        case Optimizer::SGD: state_text = "plain SGD: 0 bytes"; break;
+        case Optimizer::SGDMomentum:
+            state_bytes = 4 * trainable;
+            state_text = "SGD momentum: 4 bytes";
+            break;
+        case Optimizer::Adam8bit:
+            state_bytes = (2 + 2 * 4.0 / 2048) * trainable;
+            state_text = "8-bit Adam m + v: 2.004 bytes";
+            break;
+        case Optimizer::Adafactor: {
+            const double values = adafactor_state_values(m, job);
+            state_bytes = 4 * values;
+            state_text = "Adafactor factored second moment: " + billions(values) + " fp32 values";
+            break;
+        }
+    }
+    const double full = state_bytes + master_bytes;
+    const double per_gpu = full / shard(l, 1);
+    if (why) {
+        *why = billions(trainable) + " trainable params; " + state_text;
+        if (job.optimizer != Optimizer::Adafactor) *why += " per param";
+        if (master) *why += " + fp32 master weights: 4 bytes per param";
+        *why += " = " + gb(full) + shard_text(l, 1, per_gpu);
+    }
+    return per_gpu;
+}
+
+// Training activations, Korthikanti et al. 2022 ("Reducing Activation
+// Recomputation in Large Transformer Models", eq. 1-2 and Table 2), bytes
+// per layer with 16-bit activations:
+//   s·b·h·(34 + 5·a·s/h)          no recomputation
+//   s·b·h·34                      selective recomputation, or FlashAttention
+//                                 (which recomputes the s×s scores too)
+//   2·s·b·h  (+ one layer live)   full checkpointing keeps only layer inputs
+// With tensor + sequence parallelism every term divides by t. Pipeline 1F1B:
+// the first stage keeps p micro-batches of L/p layers = L layers' worth.
+// The loss needs fp32 logits: 4·s·b·V / t.
+double training_activations(const Model& m, const Job& job, const Layout& l, std::string* why) {
+    const ModelConfig& c = m.config;
+    const char* use = "activation memory";
+    const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
+    const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
+    const double L = static_cast<double>(layers_of(c, use)), V = static_cast<double>(vocab_of(c, use));
+    const double t = static_cast<double>(l.tp);
+    const double scale = compute_format(job).bits / 16;  // the paper counts 16-bit activations
+    const bool drop_scores = job.flash_attention || job.checkpointing == Checkpointing::Selective;
+    const double per_layer = s * b * h * (34 + (drop_scores ? 0 : 5 * a * s / h)) * scale;
+    const bool full = job.checkpointing == Checkpointing::Full;
+    const double layers_bytes = (full ? L * 2 * s * b * h * scale + per_layer : L * per_layer) / t;
+    const double logits = 4 * s * b * V / t;
+    if (why) {
+        *why = std::string(full ? "full checkpointing: L × 2·s·b·h + one layer recomputed (s·b·h·" : "L × s·b·h·(") +
+               (drop_scores ? "34" : "34 + 5·a·s/h") + ")" + (full ? ")" : "") + " = " + gb(layers_bytes * t) +
+               (scale != 1 ? " (fp32: ×2)" : "") + (l.tp > 1 ? ", ÷ TP " + count(l.tp) : "") + " + fp32 logits 4·s·b·V = " +
+               gb(logits * t) + (l.tp > 1 ? ", ÷ TP " + count(l.tp) : "") + "; s = " + count(job.seq) +
+               ", b = " + count(job.batch) + ", h = " + count(c.hidden) + ", a = " + count(c.heads) +
+               ", L = " + count(c.layers) + ", V = " + count(c.vocab) +
+               (drop_scores ? (job.flash_attention ? " (FlashAttention: no s² score matrix)" : " (selective recompute)")
+                            : "");
+    }
+    return layers_bytes + logits;
+}
+
+// Widest MLP a token passes through (MoE: top-k experts + shared ones).
+double widest_mlp(const ModelConfig& c) {
+    if (!c.is_moe()) return static_cast<double>(c.intermediate);
+    const double moe = static_cast<double>(c.moe_intermediate * (c.experts_per_token + c.shared_experts) +
+                                           c.shared_expert_intermediate);
+    return std::max(moe, c.dense_layers > 0 ? static_cast<double>(c.intermediate) : 0.0);
+}
+
+// Inference working set: layers run one at a time, so only one layer's
+// temporaries are live during prefill: residual + normed input (2h) and the
+// gated MLP's gate, up and product (3·I), plus the a·s² score matrix when
+// attention is not fused, plus fp32 logits for the last token.
+double inference_activations(const Model& m, const Job& job, const Layout& l, std::string* why) {
+    const ModelConfig& c = m.config;
+    const char* use = "the inference working set";
+    const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
+    const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
+    const double V = static_cast<double>(vocab_of(c, use)), t = static_cast<double>(l.tp);
+    const double I = c.intermediate > 0 ? widest_mlp(c) : 4 * h;
+    const double bytes = compute_format(job).bits / 8;
+    const double hidden_part = b * s * (2 * h + 3 * I / t) * bytes;
+    const double scores = job.flash_attention ? 0 : b * (a / t) * s * s * bytes;
+    const double logits = 4 * b * V / t;
+    if (why)
+        *why = "one layer live during prefill: b·s·(2h + 3·I" + std::string(l.tp > 1 ? "/TP" : "") + ") × " +
+               bytes_each(bytes) + " bytes = " + gb(hidden_part) +
+               (job.flash_attention ? " (FlashAttention: no s² scores)"
+                                    : " + attention scores b·a·s² = " + gb(scores)) +
+               " + last-token fp32 logits = " + gb(logits) + "; I = " + bytes_each(I);
+    return hidden_part + scores + logits;
+}
+
+double activations_term(const Model& m, const Job& job, const Layout& l, std::string* why) {
+    return trains(job) ? training_activations(m, job, l, why) : inference_activations(m, job, l, why);
+}
+
+// KV cache: 2 (K and V) × layers × kv_heads × head_dim × seq × batch × bytes.
+// GQA shrinks kv_heads; tensor parallelism splits heads (replicating them
+// when TP > kv_heads). MLA (DeepSeek-V2 paper §2.1.2) caches one latent of
+// kv_lora_rank + qk_rope_head_dim per token per layer, shared by all heads,
+// hence replicated on every TP rank.
+double kv_cache_term(const Model& m, const Job& job, const Layout& l, std::string* why) {
+    if (trains(job)) {
+        if (why) *why = "none: training keeps no KV cache (keys and values are part of the activations)";
+        return 0;
+    }
+    const ModelConfig& c = m.config;
+    const char* use = "the KV cache";
+    const NumberFormat& kv = job.kv_dtype == "auto" ? compute_format(job) : find_format(job.kv_dtype, "job.kv_dtype");
+    if (!is_kv_format(kv))
+        throw InputError("job.kv_dtype", "must be auto, fp32, fp16, bf16, fp8 or int8, got '" + job.kv_dtype + "'");
+    const double bytes = kv.bits / 8, tokens = static_cast<double>(job.seq) * static_cast<double>(job.batch);
+    const int64_t L = layers_of(c, use);
+    const double layers_per_gpu = static_cast<double>(L) / static_cast<double>(l.pp);
+    double per_token_layer, per_gpu_per_token_layer;
+    std::string shape;
+    if (c.is_mla()) {
+        per_token_layer = static_cast<double>(c.kv_lora_rank + c.qk_rope_head_dim);
+        per_gpu_per_token_layer = per_token_layer;
+        shape = "MLA latent (kv_lora_rank " + count(c.kv_lora_rank) + " + rope " + count(c.qk_rope_head_dim) + ")";
+    } else {
+        const int64_t kv_heads = c.kv_heads > 0 ? c.kv_heads : heads_of(c, use);
+        const int64_t head_dim = c.head_dim > 0 ? c.head_dim : hidden_of(c, use) / heads_of(c, use);
+        per_token_layer = 2.0 * static_cast<double>(kv_heads * head_dim);
+        per_gpu_per_token_layer = 2.0 * static_cast<double>((kv_heads + l.tp - 1) / l.tp * head_dim);
+        shape = "2 × " + count(kv_heads) + " kv heads × " + count(head_dim);
+    }
+    const double full = static_cast<double>(L) * per_token_layer * tokens * bytes;
+    const double per_gpu = layers_per_gpu * per_gpu_per_token_layer * tokens * bytes;
+    if (why) {
+        *why = count(L) + " layers × " + shape + " × " + count(job.seq) + " tokens × batch " + count(job.batch) +
+               " × " + bytes_each(bytes) + " bytes (" + kv.label + ") = " + gb(full) + " (" +
+               fmt("%.0f", static_cast<double>(L) * per_token_layer * bytes / 1024) + " KiB per token)";
+        if (per_gpu != full) *why += ", " + gb(per_gpu) + " per GPU";
+    }
+    return per_gpu;
+}
+
+double overhead_term(const Job& job, double tensors, std::string* why) {
+    const double fixed = job.overhead_gb * kGB, slack = job.fragmentation * tensors;
+    if (why)
+        *why = "CUDA context + framework " + gb(fixed) + " + allocator fragmentation " +
+               fmt("%.0f%%", job.fragmentation * 100) + " of " + gb(tensors) + " = " + gb(fixed + slack);
+    return fixed + slack;
+}
+
+// GPU counts tried when looking for the smallest setup that fits.
+const int64_t kFitCounts[] = {1,   2,   4,   8,   16,  24,  32,   40,   48,   56,   64,   72,   80,  96,
+                              112, 128, 160, 192, 224, 256, 320,  384,  448,  512,  640,  768,  896, 1024,
+                              1280, 1536, 2048, 3072, 4096};
+
+// Sharded layout used for the fit table: inference splits the model with
+// tensor parallelism inside an 8-GPU node and pipeline stages across nodes;
+// training keeps the chosen TP/PP and shards everything with ZeRO-3 / FSDP.
+bool fit_job(const Model& m, const Job& job, int64_t n, Job& out) {
+    out = job;
+    if (trains(job)) {
+        const int64_t model_parallel = (job.tp > 0 ? job.tp : 1) * job.pp;
+        out.gpus = n * model_parallel;
+        out.tp = job.tp > 0 ? job.tp : 1;
+        out.zero = 3;
+        return true;
+    }
+    out.tp = std::min<int64_t>(n, 8);
+    out.pp = n / out.tp;
+    out.gpus = n;
+    const ModelConfig& c = m.config;
+    return !(c.heads > 0 && out.tp > c.heads) && !(c.layers > 0 && out.pp > c.layers);
+}
+
+std::vector<GpuFit> fit_gpus(const Model& m, const Job& job, double per_gpu_total) {
+    std::vector<GpuFit> fits;
+    for (const Gpu& g : gpu_catalog())
+        fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
+    size_t unresolved = fits.size();
+    for (int64_t n : kFitCounts) {
+        Job sharded;
+        if (!fit_job(m, job, n, sharded)) break;
+        const double total = compute_breakdown(m, sharded).total();
+        for (auto& f : fits)
+            if (f.gpus_needed == 0 && total <= f.capacity_bytes) {
+                f.gpus_needed = sharded.gpus;
+                --unresolved;
+            }
+        if (unresolved == 0) break;
+    }
+    return fits;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public
+
+const char* mode_name(Mode mode) { return name_of(kModes, mode); }
+const char* optimizer_name(Optimizer o) { return name_of(kOptimizers, o); }
+const char* checkpointing_name(Checkpointing c) { return name_of(kCheckpointing, c); }
+
+Job parse_job(const json& j) {
+    if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + j.dump());
+    Job job;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& key = it.key();
+        const json& v = it.value();
+        const std::string field = "job." + key;
+        if (key == "mode") job.mode = read_choice(v, field, kModes);
+        else if (key == "dtype") job.dtype = read_text(v, field);
+        else if (key == "optimizer") job.optimizer = read_choice(v, field, kOptimizers);
+        else if (key == "batch") job.batch = read_whole(v, field, 1, 1'000'000);
+        else if (key == "seq") job.seq = read_whole(v, field, 1, 100'000'000);
+        else if (key == "checkpointing") {
+            if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
+            else job.checkpointing = read_choice(v, field, kCheckpointing);
+        }
+        else if (key == "flash_attention") job.flash_attention = read_flag(v, field);
+        else if (key == "kv_dtype") job.kv_dtype = read_text(v, field);
+        else if (key == "lora_rank") job.lora_rank = read_whole(v, field, 1, 65'536);
+        else if (key == "lora_targets") job.lora_targets = read_text(v, field);
+        else if (key == "adapter_dtype") job.adapter_dtype = read_text(v, field);
+        else if (key == "master_weights") job.master_weights = read_flag(v, field);
+        else if (key == "gpus") job.gpus = read_whole(v, field, 1, 100'000);
+        else if (key == "tp") job.tp = read_whole(v, field, 0, 1024);
+        else if (key == "pp") job.pp = read_whole(v, field, 1, 1024);
+        else if (key == "zero") job.zero = static_cast<int>(read_whole(v, field, 0, 3));
+        else if (key == "overhead_gb") job.overhead_gb = read_number(v, field, 0, 1000);
+        else if (key == "fragmentation") job.fragmentation = read_number(v, field, 0, 1);
+        else
+            throw InputError(field, "unknown field; known: mode, dtype, optimizer, batch, seq, checkpointing, "
+                                    "flash_attention, kv_dtype, lora_rank, lora_targets, adapter_dtype, "
+                                    "master_weights, gpus, tp, pp, zero, overhead_gb, fragmentation");
+    }
+    // Resolve the names now so a bad one is reported even when the mode ignores it.
+    find_format(job.dtype, "job.dtype");
+    if (job.kv_dtype != "auto") find_format(job.kv_dtype, "job.kv_dtype");
+    const NumberFormat& adapter = find_format(job.adapter_dtype, "job.adapter_dtype");
+    if (!adapter.trainable) throw InputError("job.adapter_dtype", "must be fp32, fp16 or bf16, got '" + job.adapter_dtype + "'");
+    return job;
+}
+
+const char* term_key(int term) {
+    static const char* keys[] = {"weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"};
+    return keys[term];
+}
+const char* term_label(int term) {
+    static const char* labels[] = {"Weights", "Gradients", "Optimizer states", "Activations", "KV cache", "Overhead"};
+    return labels[term];
+}
+
+double Breakdown::total() const {
+    double t = 0;
+    for (double b : bytes) t += b;
+    return t;
+}
+
+Model prepare_model(const ModelConfig& config) {
+    Model m{config, list_tensors(config), count_params(config)};
+    return m;
+}
+
+double trainable_params(const Model& model, const Job& job) {
+    switch (job.mode) {
+        case Mode::Inference: return 0;
+        case Mode::Train: return model.params.total;
+        case Mode::LoRA:
+        case Mode::QLoRA: return lora_params(model, job);
+    }
+    return 0;
+}
+
+Breakdown compute_breakdown(const Model& m, const Job& job, bool explain) {
+    const Layout l = resolve_layout(m, job);
+    const double trainable = trainable_params(m, job);
+    Breakdown b;
+    auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
+    b.bytes[kWeights] = weights_term(m, job, l, trainable, why(kWeights));
+    b.bytes[kGradients] = gradients_term(job, l, trainable, why(kGradients));
+    b.bytes[kOptimizer] = optimizer_term(m, job, l, trainable, why(kOptimizer));
+    b.bytes[kActivations] = activations_term(m, job, l, why(kActivations));
+    b.bytes[kKvCache] = kv_cache_term(m, job, l, why(kKvCache));
+    b.bytes[kOverhead] = overhead_term(job, b.total(), why(kOverhead));
+    return b;
+}
+
+Estimate estimate(const Model& m, const Job& job) {
+    Estimate e;
+    e.params = m.params;
+    e.layout = resolve_layout(m, job);
+    e.trainable_params = trainable_params(m, job);
+    e.breakdown = compute_breakdown(m, job, true);
+    const NumberFormat& f = weight_format(job);
+    e.weight_format_label = f.label;
+    Job unsharded = job;
+    unsharded.gpus = 1;
+    unsharded.tp = 1;
+    unsharded.pp = 1;
+    unsharded.zero = 0;
+    e.weights_reference_bytes = weights_term(m, unsharded, Layout{}, 0, nullptr);
+    e.ratio_to_weights = e.breakdown.total() * static_cast<double>(e.layout.gpus) / e.weights_reference_bytes;
+
+    const double P = m.params.total;
+    if (m.config.is_moe())
+        e.notes.push_back("Mixture of experts: all " + count(m.config.experts) + " experts per MoE layer stay in memory (" +
+                          billions(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
+                          " of them (" + billions(m.params.active) + " active): memory follows the total, compute the active.");
+    if (job.mode == Mode::Train) {
+        const Breakdown one_gpu = compute_breakdown(m, unsharded);
+        const auto& by = one_gpu.bytes;
+        const double states = (by[kWeights] + by[kGradients] + by[kOptimizer]) / P;
+        e.notes.push_back("Full training keeps " + bytes_each(states) + " bytes of model state per parameter "
+                          "(weights + gradients + optimizer) against " + bytes_each(e.weights_reference_bytes / P) +
+                          " for the weights alone; with activations and overhead that is " +
+                          fmt("%.1f", e.ratio_to_weights) + " × the raw weights (" + gb(e.weights_reference_bytes) + ").");
+    }
+    if (uses_adapters(job))
+        e.notes.push_back("LoRA rank " + count(job.lora_rank) + " on " + job.lora_targets + ": " +
+                          billions(e.trainable_params) + " trainable params (" +
+                          fmt("%.2f%%", 100 * e.trainable_params / P) + " of the model); the frozen base needs no gradients or optimizer state.");
+    if (!trains(job) && e.layout.gpus > 1)
+        e.notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
+                          " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");
+    if (!trains(job) && job.zero > 0) e.notes.push_back("ZeRO applies to training only; ignored for inference.");
+    if (trains(job) && e.layout.pp > 1)
+        e.notes.push_back("Pipeline parallel (1F1B): the first stage holds activations of " + count(e.layout.pp) +
+                          " micro-batches of L/" + count(e.layout.pp) + " layers, as much as the whole model's for one.");
+    if (trains(job) && e.layout.dp > 1)
+        e.notes.push_back("batch is the micro-batch per GPU; the global batch is " + count(job.batch * e.layout.dp) + ".");
+    if (m.config.family == Family::Explicit) e.notes.push_back("Parameter count given explicitly (num_parameters).");
+    e.fits = fit_gpus(m, job, e.breakdown.total());
+    return e;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,60 @@
+#pragma once
+// Parameter counting by listing every weight tensor of the architecture.
+// The list (not just a total) is needed for LoRA (rank × (in + out) per
+// targeted matrix), Adafactor (rows + cols per matrix) and quantization
+// (embeddings usually stay 16-bit).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+
+namespace vramcalc {
+
+enum class TensorKind {
+    Embedding,     // token (and position) embedding tables
+    Head,          // untied lm_head
+    Attention,     // attention projections
+    Mlp,           // dense or shared-expert MLP projections
+    RoutedExpert,  // MoE routed experts: all in memory, top-k used per token
+    Router,        // MoE gate
+    Vector,        // norms and biases
+};
+
+struct Tensor {
+    const char* module;  // Hugging Face module name, used to pick LoRA targets
+    TensorKind kind;
+    int64_t in;            // input features (1 for vectors)
+    int64_t out;           // output features / vector length
+    int64_t copies;        // layers × experts holding this tensor
+    int64_t active_copies; // copies a single token passes through
+
+    double params() const { return static_cast<double>(in) * out * copies; }
+    bool is_linear() const {
+        return kind == TensorKind::Attention || kind == TensorKind::Mlp || kind == TensorKind::RoutedExpert;
+    }
+};
+
+struct ParamCounts {
+    double total = 0;       // every parameter in memory
+    double active = 0;      // parameters one token uses (MoE: top-k experts only)
+    double embeddings = 0;  // embedding tables + untied head (kept 16-bit by GPTQ/AWQ/bitsandbytes)
+};
+
+// The tensors of the model; empty for a config that only gave num_parameters.
+std::vector<Tensor> list_tensors(const ModelConfig& config);
+
+// Totals over list_tensors, or the explicit count. Throws InputError when the
+// architecture implies an absurd (> 1e15) parameter count.
+ParamCounts count_params(const ModelConfig& config);
+
+// Sum of params over tensors whose kind passes `keep`.
+template <class Pred>
+double sum_params(const std::vector<Tensor>& tensors, Pred keep) {
+    double s = 0;
+    for (const auto& t : tensors)
+        if (keep(t)) s += t.params();
+    return s;
+}
+
+}  // namespace vramcalc
