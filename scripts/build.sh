@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the native CLI/tests (build/) and the WebAssembly module into web/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+
+# emcc's optimizer needs Debian's acorn module.
+export NODE_PATH=/usr/share/nodejs
+emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-wasm -j"$jobs"
+cp models.json web/models.json

@@ -1,0 +1,37 @@
+#pragma once
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api.hpp"
+#include "memory.hpp"
+
+namespace test {
+
+inline std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("test cannot read " + path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline std::string fixture(const std::string& name) { return read_text(std::string(VRAMCALC_FIXTURES) + "/" + name); }
+
+inline const std::vector<vramcalc::ModelEntry>& models() {
+    static const auto entries = vramcalc::parse_models(read_text(VRAMCALC_MODELS));
+    return entries;
+}
+
+inline vramcalc::Model model(const std::string& id) {
+    return vramcalc::prepare_model(vramcalc::parse_config(vramcalc::find_model(models(), id).config));
+}
+
+inline vramcalc::Job job(const nlohmann::json& fields) { return vramcalc::parse_job(fields); }
+
+constexpr double GB = 1e9;
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace test

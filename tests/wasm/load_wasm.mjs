@@ -1,0 +1,16 @@
+// Loads the Emscripten module under Node. Node 20's fetch() cannot read a
+// file path, so the .wasm bytes are handed over directly.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repo = path.resolve(here, '..', '..');
+const web = process.env.VRAMCALC_WEB || path.join(repo, 'web');
+
+export async function loadVramcalc() {
+  const require = createRequire(import.meta.url);
+  const createVramcalc = require(path.join(web, 'vramcalc.js'));
+  return createVramcalc({ wasmBinary: readFileSync(path.join(web, 'vramcalc.wasm')) });
+}

@@ -1,0 +1,83 @@
+// The wasm module gives the same answers as the native build, and its own
+// numbers are right for the seed example.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadVramcalc, repo } from './load_wasm.mjs';
+
+const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
+const models = JSON.parse(readFileSync(path.join(repo, 'models.json'), 'utf8')).models;
+const vc = await loadVramcalc();
+
+const jobs = [
+  {},
+  { mode: 'train', optimizer: 'adamw', checkpointing: 'full', batch: 2, seq: 2048 },
+  { mode: 'qlora', lora_rank: 64, seq: 1024 },
+  { mode: 'inference', dtype: 'q4_k_m', gpus: 2, seq: 32768, kv_dtype: 'fp8' },
+  { mode: 'train', gpus: 16, zero: 3, tp: 2, optimizer: 'adam_8bit', flash_attention: false },
+];
+
+function native(modelId, job) {
+  const args = ['--model', modelId, '--json'];
+  for (const [k, v] of Object.entries(job)) {
+    if (k === 'flash_attention') args.push(v ? '--flash' : '--no-flash');
+    else args.push('--' + k.replaceAll('_', '-'), String(v));
+  }
+  return JSON.parse(execFileSync(cli, args, { encoding: 'utf8' }));
+}
+
+test('wasm and native agree on every model in models.json', () => {
+  let compared = 0;
+  for (const m of models) {
+    for (const job of jobs) {
+      const fromWasm = JSON.parse(vc.estimate(JSON.stringify(m.config), JSON.stringify(job)));
+      assert.equal(fromWasm.ok, true, `${m.id} ${JSON.stringify(job)}: ${JSON.stringify(fromWasm.error)}`);
+      assert.deepEqual(fromWasm, native(m.id, job), `${m.id} ${JSON.stringify(job)}`);
+      compared++;
+    }
+  }
+  assert.equal(compared, models.length * jobs.length);
+});
+
+test('seed example from wasm: 16.06 GB of weights, training 6-10x', () => {
+  const llama = models.find((m) => m.id === 'llama-3-8b').config;
+  const inf = JSON.parse(vc.estimate(JSON.stringify(llama), '{}'));
+  const weights = inf.terms.find((t) => t.key === 'weights');
+  assert.equal(weights.bytes, 8030261248 * 2);  // 8.03 B params × 2 bytes
+  assert.equal(inf.fits.find((f) => f.id === 'rtx4090').fits_as_configured, true);
+  const train = JSON.parse(vc.estimate(JSON.stringify(llama), '{"mode":"train"}'));
+  // (16 bytes · P + 20,354,957,312 activations) · 1.05 + 1e9, see tests/test_memory.cpp
+  assert.ok(Math.abs(train.total_bytes - 157281094144) < 1);
+  assert.ok(train.ratio_to_weights > 6 && train.ratio_to_weights < 10);
+});
+
+test('wasm reports bad input as an error naming the field, never throws', () => {
+  const llama = JSON.stringify(models.find((m) => m.id === 'llama-3-8b').config);
+  const cases = [
+    ['{"model_type": "llama", "hidden_size": ', '{}', 'config'],
+    ['{"model_type": "rwkv"}', '{}', 'config.model_type'],
+    [llama, '{"batch": -1}', 'job.batch'],
+    [llama, '{"seq": "long"}', 'job.seq'],
+    [llama, 'not json', 'job'],
+  ];
+  for (const [config, job, field] of cases) {
+    const r = JSON.parse(vc.estimate(config, job));
+    assert.equal(r.ok, false);
+    assert.equal(r.error.field, field);
+    assert.match(r.error.message, new RegExp('^' + field.replace('.', '\\.') + ': '));
+  }
+  const inspected = JSON.parse(vc.inspectConfig('{"model_type":"gpt2","n_embd":768,"n_layer":12,"n_head":12,"vocab_size":50257}'));
+  assert.equal(inspected.model.params_total, 124439808);
+});
+
+test('models summary and options come from the core', () => {
+  const summary = JSON.parse(vc.modelsSummary(readFileSync(path.join(repo, 'models.json'), 'utf8')));
+  assert.equal(summary.ok, true);
+  assert.equal(summary.models.length, models.length);
+  assert.equal(summary.models.find((m) => m.id === 'mixtral-8x7b').params_active, 12879925248);
+  const options = JSON.parse(vc.options());
+  assert.ok(options.dtypes.some((d) => d.id === 'q4_k_m' && d.bits === 4.85));
+  assert.ok(JSON.parse(vc.gpus()).some((g) => g.id === 'h100' && g.capacity_bytes === 80 * 2 ** 30));
+});
