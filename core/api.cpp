@@ -5,6 +5,7 @@
 #include "errors.hpp"
 #include "gpus.hpp"
 #include "json_text.hpp"
+#include "units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -43,6 +44,8 @@ json counts_json(const Model& m) {
     return {{"model_type", c.family == Family::Explicit ? "explicit" : c.model_type},
             {"params_total", m.params.total},
             {"params_active", m.params.active},
+            {"params_total_text", params_text(m.params.total)},
+            {"params_active_text", params_text(m.params.active)},
             {"params_embeddings", m.params.embeddings},
             {"is_moe", c.is_moe()},
             {"experts", c.experts},
@@ -53,6 +56,15 @@ json counts_json(const Model& m) {
             {"kv_heads", c.kv_heads},
             {"vocab_size", c.vocab},
             {"mla", c.is_mla()}};
+}
+
+json job_json(const Job& job) {
+    return {{"mode", mode_name(job.mode)}, {"dtype", job.dtype}, {"optimizer", optimizer_name(job.optimizer)},
+            {"batch", job.batch}, {"seq", job.seq}, {"checkpointing", checkpointing_name(job.checkpointing)},
+            {"flash_attention", job.flash_attention}, {"kv_dtype", job.kv_dtype}, {"lora_rank", job.lora_rank},
+            {"lora_targets", job.lora_targets}, {"adapter_dtype", job.adapter_dtype},
+            {"master_weights", job.master_weights}, {"gpus", job.gpus}, {"tp", job.tp}, {"pp", job.pp},
+            {"zero", job.zero}, {"overhead_gb", job.overhead_gb}, {"fragmentation", job.fragmentation}};
 }
 
 std::string required_string(const json& entry, const char* key, const std::string& where) {
@@ -96,33 +108,37 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
 }
 
 json estimate_json(const Model& model, const Job& job, const Estimate& e) {
+    // Besides raw numbers, every value the page shows is given as text here,
+    // so the page does no arithmetic of its own.
+    const double total = e.breakdown.total();
     json terms = json::array();
     for (int t = 0; t < kTermCount; ++t)
         terms.push_back({{"key", term_key(t)}, {"label", term_label(t)}, {"bytes", e.breakdown.bytes[t]},
+                         {"text", gb_text(e.breakdown.bytes[t])}, {"share", e.breakdown.bytes[t] / total},
                          {"why", e.breakdown.why[t]}});
     json fits = json::array();
     for (const auto& f : e.fits)
         fits.push_back({{"id", f.id}, {"name", f.name}, {"capacity_bytes", f.capacity_bytes},
-                        {"fits_as_configured", f.fits_as_configured}, {"gpus_needed", f.gpus_needed}});
+                        {"capacity_text", capacity_text(f.capacity_bytes)}, {"fits_as_configured", f.fits_as_configured},
+                        {"gpus_needed", f.gpus_needed}});
     json out = {
         {"ok", true},
         {"model", counts_json(model)},
-        {"job",
-         {{"mode", mode_name(job.mode)}, {"dtype", job.dtype}, {"optimizer", optimizer_name(job.optimizer)},
-          {"batch", job.batch}, {"seq", job.seq}, {"checkpointing", checkpointing_name(job.checkpointing)},
-          {"flash_attention", job.flash_attention}, {"kv_dtype", job.kv_dtype}, {"lora_rank", job.lora_rank},
-          {"lora_targets", job.lora_targets}, {"adapter_dtype", job.adapter_dtype},
-          {"master_weights", job.master_weights}, {"gpus", job.gpus}, {"tp", e.layout.tp}, {"pp", e.layout.pp},
-          {"zero", e.layout.zero}, {"overhead_gb", job.overhead_gb}, {"fragmentation", job.fragmentation}}},
+        {"job", job_json(job)},
         {"layout", {{"gpus", e.layout.gpus}, {"dp", e.layout.dp}, {"tp", e.layout.tp}, {"pp", e.layout.pp},
                     {"zero", e.layout.zero}}},
         {"trainable_params", e.trainable_params},
+        {"trainable_text", params_text(e.trainable_params)},
         {"weight_format", e.weight_format_label},
         {"terms", terms},
-        {"total_bytes", e.breakdown.total()},
-        {"total_all_gpus_bytes", e.breakdown.total() * static_cast<double>(e.layout.gpus)},
+        {"total_bytes", total},
+        {"total_text", gb_text(total)},
+        {"total_all_gpus_bytes", total * static_cast<double>(e.layout.gpus)},
+        {"total_all_gpus_text", gb_text(total * static_cast<double>(e.layout.gpus))},
         {"weights_reference_bytes", e.weights_reference_bytes},
+        {"weights_reference_text", gb_text(e.weights_reference_bytes)},
         {"ratio_to_weights", e.ratio_to_weights},
+        {"ratio_text", printf_text("%.1f×", e.ratio_to_weights)},
         {"notes", e.notes},
         {"fits", fits},
     };
@@ -152,6 +168,8 @@ std::string models_summary(const std::string& models_json) {
             const Model model = prepare_model(parse_config(entry.config));
             list.push_back({{"id", entry.id}, {"name", entry.name}, {"hf_id", entry.hf_id},
                             {"params_total", model.params.total}, {"params_active", model.params.active},
+                            {"params_total_text", params_text(model.params.total)},
+                            {"params_active_text", params_text(model.params.active)},
                             {"is_moe", model.config.is_moe()}, {"config", entry.config}});
         }
         return json{{"ok", true}, {"models", list}};
@@ -161,7 +179,8 @@ std::string models_summary(const std::string& models_json) {
 std::string gpus_json() {
     json list = json::array();
     for (const auto& g : gpu_catalog())
-        list.push_back({{"id", g.id}, {"name", g.name}, {"capacity_bytes", gpu_bytes(g)}});
+        list.push_back({{"id", g.id}, {"name", g.name}, {"capacity_bytes", gpu_bytes(g)},
+                        {"capacity_text", capacity_text(gpu_bytes(g))}});
     return list.dump();
 }
 
@@ -169,7 +188,8 @@ std::string options_json() {
     json formats = json::array();
     for (const NumberFormat& f : all_formats())
         formats.push_back({{"id", f.name}, {"label", f.label}, {"bits", f.bits}, {"trainable", f.trainable}});
-    return json{{"modes", {"inference", "train", "lora", "qlora"}},
+    return json{{"defaults", job_json(Job{})},
+                {"modes", {"inference", "train", "lora", "qlora"}},
                 {"dtypes", formats},
                 {"kv_dtypes", {"auto", "fp32", "fp16", "bf16", "fp8", "int8"}},
                 {"optimizers", {"adamw", "sgd", "sgd_momentum", "adam_8bit", "adafactor"}},

@@ -2,31 +2,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
 #include "gpus.hpp"
+#include "units.hpp"
 
 namespace vramcalc {
 namespace {
 
 using nlohmann::json;
 
-constexpr double kGB = 1e9;  // decimal gigabytes, as model cards and the seed example use
-
-std::string fmt(const char* format, double value) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, value);
-    return buf;
-}
-std::string gb(double bytes) { return fmt("%.2f GB", bytes / kGB); }
-std::string billions(double params) {
-    return params >= 1e9 ? fmt("%.2f B", params / 1e9) : fmt("%.1f M", params / 1e6);
-}
-std::string bytes_each(double bytes) { return fmt(bytes == std::floor(bytes) ? "%.0f" : "%.3g", bytes); }
 std::string count(int64_t n) { return std::to_string(n); }
 
 // ---------------------------------------------------------------- job parsing
@@ -67,7 +55,7 @@ double read_number(const json& v, const std::string& field, double min, double m
     if (!v.is_number()) throw InputError(field, "must be a number, got " + v.dump());
     double d = v.get<double>();
     if (!std::isfinite(d) || d < min || d > max)
-        throw InputError(field, "must be between " + bytes_each(min) + " and " + bytes_each(max) + ", got " + v.dump());
+        throw InputError(field, "must be between " + plain_number(min) + " and " + plain_number(max) + ", got " + v.dump());
     return d;
 }
 
@@ -225,7 +213,7 @@ std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu) {
     if (l.zero >= zero_stage_needed && l.dp > 1)
         parts += std::string(parts.empty() ? "" : " × ") + "ZeRO-" + count(l.zero) + " over " + count(l.dp);
     if (parts.empty()) return "";
-    return ", ÷ " + bytes_each(shard(l, zero_stage_needed)) + " (" + parts + ") = " + gb(per_gpu) + " per GPU";
+    return ", ÷ " + plain_number(shard(l, zero_stage_needed)) + " (" + parts + ") = " + gb_text(per_gpu) + " per GPU";
 }
 
 // ---------------------------------------------------------------- terms
@@ -240,13 +228,13 @@ double weights_term(const Model& m, const Job& job, const Layout& l, double trai
     const double adapters = uses_adapters(job) ? trainable * adapter_bytes(job) : 0;
     const double per_gpu = (full + adapters) / shard(l, 3);
     if (why) {
-        *why = billions(m.params.total - kept) + " params × " + bytes_each(f.bits / 8) + " bytes (" + f.label + ")";
+        *why = params_text(m.params.total - kept) + " params × " + plain_number(f.bits / 8) + " bytes (" + f.label + ")";
         if (kept > 0)
-            *why += " + " + billions(kept) + " embedding/head params × " + bytes_each(compute_bytes) + " bytes (kept " +
+            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
                     compute_format(job).label + ")";
         if (adapters > 0)
-            *why += " + " + billions(trainable) + " LoRA adapter params × " + bytes_each(adapter_bytes(job)) + " bytes";
-        *why += " = " + gb(full + adapters) + shard_text(l, 3, per_gpu);
+            *why += " + " + params_text(trainable) + " LoRA adapter params × " + plain_number(adapter_bytes(job)) + " bytes";
+        *why += " = " + gb_text(full + adapters) + shard_text(l, 3, per_gpu);
     }
     return per_gpu;
 }
@@ -260,7 +248,7 @@ double gradients_term(const Job& job, const Layout& l, double trainable, std::st
     const double each = uses_adapters(job) ? adapter_bytes(job) : compute_format(job).bits / 8;
     const double per_gpu = trainable * each / shard(l, 2);
     if (why)
-        *why = billions(trainable) + " trainable params × " + bytes_each(each) + " bytes = " + gb(trainable * each) +
+        *why = params_text(trainable) + " trainable params × " + plain_number(each) + " bytes = " + gb_text(trainable * each) +
                shard_text(l, 2, per_gpu);
     return per_gpu;
 }
@@ -295,17 +283,17 @@ double optimizer_term(const Model& m, const Job& job, const Layout& l, double tr
         case Optimizer::Adafactor: {
             const double values = adafactor_state_values(m, job);
             state_bytes = 4 * values;
-            state_text = "Adafactor factored second moment: " + billions(values) + " fp32 values";
+            state_text = "Adafactor factored second moment: " + params_text(values) + " fp32 values";
             break;
         }
     }
     const double full = state_bytes + master_bytes;
     const double per_gpu = full / shard(l, 1);
     if (why) {
-        *why = billions(trainable) + " trainable params; " + state_text;
+        *why = params_text(trainable) + " trainable params; " + state_text;
         if (job.optimizer != Optimizer::Adafactor) *why += " per param";
         if (master) *why += " + fp32 master weights: 4 bytes per param";
-        *why += " = " + gb(full) + shard_text(l, 1, per_gpu);
+        *why += " = " + gb_text(full) + shard_text(l, 1, per_gpu);
     }
     return per_gpu;
 }
@@ -334,10 +322,11 @@ double training_activations(const Model& m, const Job& job, const Layout& l, std
     const double layers_bytes = (full ? L * 2 * s * b * h * scale + per_layer : L * per_layer) / t;
     const double logits = 4 * s * b * V / t;
     if (why) {
-        *why = std::string(full ? "full checkpointing: L × 2·s·b·h + one layer recomputed (s·b·h·" : "L × s·b·h·(") +
-               (drop_scores ? "34" : "34 + 5·a·s/h") + ")" + (full ? ")" : "") + " = " + gb(layers_bytes * t) +
+        const std::string layer_formula = drop_scores ? "34·s·b·h" : "s·b·h·(34 + 5·a·s/h)";
+        *why = (full ? "full checkpointing: L × 2·s·b·h + one layer recomputed (" + layer_formula + ")"
+                     : "L × " + layer_formula) + " = " + gb_text(layers_bytes * t) +
                (scale != 1 ? " (fp32: ×2)" : "") + (l.tp > 1 ? ", ÷ TP " + count(l.tp) : "") + " + fp32 logits 4·s·b·V = " +
-               gb(logits * t) + (l.tp > 1 ? ", ÷ TP " + count(l.tp) : "") + "; s = " + count(job.seq) +
+               gb_text(logits * t) + (l.tp > 1 ? ", ÷ TP " + count(l.tp) : "") + "; s = " + count(job.seq) +
                ", b = " + count(job.batch) + ", h = " + count(c.hidden) + ", a = " + count(c.heads) +
                ", L = " + count(c.layers) + ", V = " + count(c.vocab) +
                (drop_scores ? (job.flash_attention ? " (FlashAttention: no s² score matrix)" : " (selective recompute)")
@@ -371,10 +360,10 @@ double inference_activations(const Model& m, const Job& job, const Layout& l, st
     const double logits = 4 * b * V / t;
     if (why)
         *why = "one layer live during prefill: b·s·(2h + 3·I" + std::string(l.tp > 1 ? "/TP" : "") + ") × " +
-               bytes_each(bytes) + " bytes = " + gb(hidden_part) +
+               plain_number(bytes) + " bytes = " + gb_text(hidden_part) +
                (job.flash_attention ? " (FlashAttention: no s² scores)"
-                                    : " + attention scores b·a·s² = " + gb(scores)) +
-               " + last-token fp32 logits = " + gb(logits) + "; I = " + bytes_each(I);
+                                    : " + attention scores b·a·s² = " + gb_text(scores)) +
+               " + last-token fp32 logits = " + gb_text(logits) + "; I = " + plain_number(I);
     return hidden_part + scores + logits;
 }
 
@@ -417,18 +406,18 @@ double kv_cache_term(const Model& m, const Job& job, const Layout& l, std::strin
     const double per_gpu = layers_per_gpu * per_gpu_per_token_layer * tokens * bytes;
     if (why) {
         *why = count(L) + " layers × " + shape + " × " + count(job.seq) + " tokens × batch " + count(job.batch) +
-               " × " + bytes_each(bytes) + " bytes (" + kv.label + ") = " + gb(full) + " (" +
-               fmt("%.0f", static_cast<double>(L) * per_token_layer * bytes / 1024) + " KiB per token)";
-        if (per_gpu != full) *why += ", " + gb(per_gpu) + " per GPU";
+               " × " + plain_number(bytes) + " bytes (" + kv.label + ") = " + gb_text(full) + " (" +
+               printf_text("%.0f", static_cast<double>(L) * per_token_layer * bytes / 1024) + " KiB per token)";
+        if (per_gpu != full) *why += ", " + gb_text(per_gpu) + " per GPU";
     }
     return per_gpu;
 }
 
 double overhead_term(const Job& job, double tensors, std::string* why) {
-    const double fixed = job.overhead_gb * kGB, slack = job.fragmentation * tensors;
+    const double fixed = job.overhead_gb * kBytesPerGB, slack = job.fragmentation * tensors;
     if (why)
-        *why = "CUDA context + framework " + gb(fixed) + " + allocator fragmentation " +
-               fmt("%.0f%%", job.fragmentation * 100) + " of " + gb(tensors) + " = " + gb(fixed + slack);
+        *why = "CUDA context + framework " + gb_text(fixed) + " + allocator fragmentation " +
+               printf_text("%.0f%%", job.fragmentation * 100) + " of " + gb_text(tensors) + " = " + gb_text(fixed + slack);
     return fixed + slack;
 }
 
@@ -587,21 +576,21 @@ Estimate estimate(const Model& m, const Job& job) {
     const double P = m.params.total;
     if (m.config.is_moe())
         e.notes.push_back("Mixture of experts: all " + count(m.config.experts) + " experts per MoE layer stay in memory (" +
-                          billions(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
-                          " of them (" + billions(m.params.active) + " active): memory follows the total, compute the active.");
+                          params_text(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
+                          " of them (" + params_text(m.params.active) + " active): memory follows the total, compute the active.");
     if (job.mode == Mode::Train) {
         const Breakdown one_gpu = compute_breakdown(m, unsharded);
         const auto& by = one_gpu.bytes;
         const double states = (by[kWeights] + by[kGradients] + by[kOptimizer]) / P;
-        e.notes.push_back("Full training keeps " + bytes_each(states) + " bytes of model state per parameter "
-                          "(weights + gradients + optimizer) against " + bytes_each(e.weights_reference_bytes / P) +
+        e.notes.push_back("Full training keeps " + plain_number(states) + " bytes of model state per parameter "
+                          "(weights + gradients + optimizer) against " + plain_number(e.weights_reference_bytes / P) +
                           " for the weights alone; with activations and overhead that is " +
-                          fmt("%.1f", e.ratio_to_weights) + " × the raw weights (" + gb(e.weights_reference_bytes) + ").");
+                          printf_text("%.1f", e.ratio_to_weights) + " × the raw weights (" + gb_text(e.weights_reference_bytes) + ").");
     }
     if (uses_adapters(job))
         e.notes.push_back("LoRA rank " + count(job.lora_rank) + " on " + job.lora_targets + ": " +
-                          billions(e.trainable_params) + " trainable params (" +
-                          fmt("%.2f%%", 100 * e.trainable_params / P) + " of the model); the frozen base needs no gradients or optimizer state.");
+                          params_text(e.trainable_params) + " trainable params (" +
+                          printf_text("%.2f%%", 100 * e.trainable_params / P) + " of the model); the frozen base needs no gradients or optimizer state.");
     if (!trains(job) && e.layout.gpus > 1)
         e.notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
                           " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");

@@ -12,3 +12,7 @@ export NODE_PATH=/usr/share/nodejs
 emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-wasm -j"$jobs"
 cp models.json web/models.json
+
+# Service worker with a cache version derived from the built files.
+version=$(find web -type f ! -name sw.js | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)
+sed "s/__VERSION__/$version/" web/sw.template.js > web/sw.js

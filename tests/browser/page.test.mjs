@@ -1,0 +1,156 @@
+// The calculator page in headless Chromium: numbers shown equal the core's,
+// inputs recompute at once, bad input shows an inline error, state lives in the URL.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, launchBrowser, openCalculator, screenshot, repo } from './harness.mjs';
+
+const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
+const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
+let server, context;
+
+before(async () => {
+  server = await startServer();
+  context = await launchBrowser();
+  // The tests never reach the network: anything for the Hub is answered here.
+  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
+});
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+const text = (page, selector) => page.locator(selector).first().innerText();
+const termText = (page, key) => text(page, `#breakdown tr[data-term=${key}] td.num`);
+
+function nativeTotal(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' })).total_text;
+}
+
+test('default page: Llama 3 8B, inference beside full training, seed numbers', async () => {
+  const page = await openCalculator(context, server.url);
+  assert.equal(await termText(page, 'weights'), '16.06 GB');  // 8.03 B × 2 bytes
+  assert.equal(await text(page, '#card-inference [data-total]'), '18.87 GB');
+  assert.equal(await text(page, '#card-training [data-total]'), '157.28 GB');
+  assert.match(await text(page, '#card-inference [data-sub]'), /fits one RTX 3090 24GB/);
+  assert.equal(await page.locator('#fits tr[data-gpu=rtx4090] td').nth(2).innerText(), '✓ fits');
+  assert.deepEqual(page.jsErrors, []);
+});
+
+test('changing inputs recomputes immediately and matches the native CLI', async () => {
+  const page = await openCalculator(context, server.url);
+  await page.selectOption('#mode', 'train');
+  assert.equal(await text(page, '#total'), '157.28 GB');
+  assert.match(await text(page, '#ratio'), /Raw weights: 16\.06 GB\. This job needs 9\.8× that\./);
+  assert.match(await text(page, '#notes'), /16 bytes of model state per parameter/);
+  await page.fill('#batch', '4');
+  await page.selectOption('#checkpointing', 'full');
+  await page.fill('#gpus', '8');
+  await page.selectOption('#zero', '3');
+  const expected = nativeTotal(['--model', 'llama-3-8b', '--mode', 'train', '--batch', '4', '--checkpointing', 'full',
+    '--gpus', '8', '--zero', '3']);
+  assert.equal(await text(page, '#total'), expected);
+  assert.match(await text(page, '#total-note'), /over 8 GPUs \(DP 8 × TP 1 × PP 1\)/);
+  // the bar has one segment per non-zero term
+  assert.equal(await page.locator('#bar .seg').count(), 5);
+  // the state is in the URL, and opening that URL reproduces it
+  const url = page.url();
+  assert.match(url, /mode=train/);
+  assert.match(url, /batch=4/);
+  const again = await openCalculator(context, url);
+  assert.equal(await text(again, '#total'), expected);
+  assert.equal(await again.inputValue('#batch'), '4');
+  await screenshot(page, 'page-training');
+});
+
+test('bad input shows an inline error naming the field, never NaN', async () => {
+  const page = await openCalculator(context, server.url);
+  await page.fill('#batch', '-1');
+  assert.match(await text(page, '#error'), /^job\.batch: must be between 1 and/);
+  assert.equal(await page.getAttribute('#batch', 'aria-invalid'), 'true');
+  assert.equal(await page.isVisible('#output'), false);
+  await page.fill('#batch', '2');
+  assert.equal(await page.isVisible('#error'), false);
+  assert.equal(await page.getAttribute('#batch', 'aria-invalid'), null);
+  await page.fill('#seq', '');
+  assert.match(await text(page, '#error'), /^job\.seq: must be a number/);
+  await page.fill('#seq', '1e12');
+  assert.match(await text(page, '#error'), /^job\.seq: must be between/);
+  await page.fill('#seq', '4096');
+  await page.fill('#gpus', '6');
+  await page.fill('#tp', '4');
+  assert.match(await text(page, '#error'), /^job\.gpus: must be a multiple of tp × pp/);
+  await page.fill('#tp', '0');
+  await page.selectOption('#mode', 'train');
+  await page.selectOption('#dtype', 'q4_k_m');
+  assert.match(await text(page, '#error'), /^job\.dtype: full training needs/);
+  await screenshot(page, 'page-error');
+  await page.selectOption('#mode', 'inference');
+  const body = await page.locator('body').innerText();
+  assert.doesNotMatch(body, /NaN|undefined|Infinity/);
+});
+
+test('pasted and dropped config.json, with errors for malformed ones', async () => {
+  const page = await openCalculator(context, server.url);
+  await page.click('[role=tab][data-source=paste]');
+  assert.match(await text(page, '#error'), /^config: paste or drop a config\.json/);
+  await page.fill('#config-text', fixture('gpt2.config.json'));
+  assert.match(await text(page, '#model-info'), /124\.4 M parameters/);
+  assert.equal(await termText(page, 'weights'), '0.25 GB');  // 124,439,808 × 2 bytes
+  await page.fill('#config-text', fixture('malformed.config.json'));
+  assert.match(await text(page, '#error'), /^config: malformed JSON/);
+  await page.fill('#config-text', fixture('unknown-arch.config.json'));
+  assert.match(await text(page, '#error'), /^config\.model_type: unknown architecture 'mamba'/);
+  assert.equal(await page.getAttribute('#config-text', 'aria-invalid'), 'true');
+  // dropping a file onto the page loads it
+  const dataTransfer = await page.evaluateHandle((json) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([json], 'config.json', { type: 'application/json' }));
+    return dt;
+  }, fixture('mixtral-8x7b.config.json'));
+  await page.dispatchEvent('#config-text', 'drop', { dataTransfer });
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('46.70 B'));
+  assert.match(await text(page, '#model-info'), /12\.88 B active per token, 2 of 8 experts/);
+  // a pasted config survives in the shareable URL
+  const again = await openCalculator(context, page.url());
+  assert.match(await text(again, '#model-info'), /46\.70 B parameters/);
+});
+
+test('Hugging Face id: fetched config, offline and not-found messages', async () => {
+  const page = await openCalculator(context, server.url);
+  // Routes are set on the context: once the service worker controls the page, its requests bypass page.route.
+  await page.click('[role=tab][data-source=hub]');
+  await page.fill('#hub-id', 'mistralai/Mixtral-8x7B-v0.1');
+  await page.click('#hub-fetch');
+  assert.match(await text(page, '#error'), /could not reach huggingface\.co/);
+  await context.route('https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/resolve/main/config.json',
+    (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('mixtral-8x7b.config.json') }));
+  await context.route('https://huggingface.co/nobody/nothing/resolve/main/config.json',
+    (route) => route.fulfill({ status: 404, body: 'Entry not found' }));
+  await page.click('#hub-fetch');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('46.70 B'));
+  assert.match(page.url(), /hf=mistralai%2FMixtral-8x7B-v0\.1/);
+  await page.fill('#hub-id', 'nobody/nothing');
+  await page.click('#hub-fetch');
+  assert.match(await text(page, '#error'), /no model nobody\/nothing on the Hub/);
+  await page.fill('#hub-id', 'not a model id');
+  await page.click('#hub-fetch');
+  assert.match(await text(page, '#error'), /is not a model id/);
+});
+
+test('model search, export JSON and embed snippet', async () => {
+  const page = await openCalculator(context, server.url);
+  await page.fill('#model-search', 'Mixtral 8x22B');
+  assert.match(await text(page, '#model-info'), /Mixtral 8x22B: 140\.63 B parameters/);
+  assert.match(page.url(), /model=mixtral-8x22b/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(exported.model, 'Mixtral 8x22B');
+  assert.equal(exported.estimate.total_text, nativeTotal(['--model', 'mixtral-8x22b']));
+  await page.click('#embed');
+  const snippet = await page.inputValue('#embed-code');
+  assert.match(snippet, /<vram-calc model="mixtral-8x22b"><\/vram-calc>/);
+  assert.match(snippet, /<iframe src="http:\/\/127\.0\.0\.1:\d+\/index\.html\?model=mixtral-8x22b&embed=1"/);
+});

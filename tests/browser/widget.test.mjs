@@ -1,0 +1,75 @@
+// <vram-calc> widget: renders in a blog-like page, isolated styles, several
+// per page, numbers equal to the main page's for the same inputs.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, openCalculator, screenshot } from './harness.mjs';
+
+let server, context;
+before(async () => {
+  server = await startServer();
+  context = await launchBrowser();
+});
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+async function openDemo() {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${server.url}embed-demo.html`);
+  await page.waitForFunction(() => [...document.querySelectorAll('vram-calc')].every((w) => w.dataset.total));
+  page.jsErrors = errors;
+  return page;
+}
+const widgetTotal = (page, id) => page.locator(`#${id} .total`).innerText();
+async function pageTotal(query) {
+  const page = await openCalculator(context, `${server.url}index.html?${query}`);
+  const total = await page.locator('#total').innerText();
+  await page.close();
+  return total;
+}
+
+test('three widgets on one page match the main page for the same inputs', async () => {
+  const demo = await openDemo();
+  assert.equal(await demo.locator('vram-calc').count(), 3);
+  assert.match(await widgetTotal(demo, 'train'), new RegExp(`^${await pageTotal('model=llama-3-8b&mode=train')}`));
+  assert.match(await widgetTotal(demo, 'train'), /^157\.28 GB/);  // the seed example, see tests/test_memory.cpp
+  assert.match(await widgetTotal(demo, 'qlora'),
+    new RegExp(`^${await pageTotal('model=llama-3-8b&mode=qlora&seq=2048&checkpointing=full')}`));
+  assert.match(await widgetTotal(demo, 'deepseek'), new RegExp(`^${await pageTotal('model=deepseek-v3&dtype=q4_k_m')}`));
+  assert.match(await demo.locator('#deepseek .fit').innerText(), /needs \d+ × /);
+  assert.deepEqual(demo.jsErrors, []);
+  await screenshot(demo, 'embed-demo');
+});
+
+test('widget styles are isolated and attributes update it live', async () => {
+  const demo = await openDemo();
+  // The blog's "table { border: 3px solid red }" does not reach the widget's table.
+  const border = await demo.locator('#train table').evaluate((t) => getComputedStyle(t).borderTopWidth);
+  assert.notEqual(border, '3px');
+  await demo.evaluate(() => document.getElementById('train').setAttribute('batch', '8'));
+  await demo.waitForFunction(() => !document.getElementById('train').dataset.total.startsWith('157.28'));
+  assert.match(await widgetTotal(demo, 'train'), new RegExp(`^${await pageTotal('model=llama-3-8b&mode=train&batch=8')}`));
+  await demo.evaluate(() => document.getElementById('qlora').setAttribute('batch', '-3'));
+  await demo.waitForFunction(() => !document.querySelector('#qlora').shadowRoot.querySelector('.error').hidden);
+  assert.match(await demo.locator('#qlora .error').innerText(), /^job\.batch: must be between 1 and/);
+  await demo.evaluate(() => document.getElementById('deepseek').setAttribute('model', 'gpt-7'));
+  await demo.waitForFunction(() => !document.querySelector('#deepseek').shadowRoot.querySelector('.error').hidden);
+  assert.match(await demo.locator('#deepseek .error').innerText(), /^model: unknown model 'gpt-7'/);
+});
+
+test('the page\'s iframe embed shows the compact calculator', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&mode=lora`);
+  await page.click('#embed');
+  const snippet = await page.inputValue('#embed-code');
+  const src = snippet.match(/<iframe src="([^"]+)"/)[1];
+  const host = await context.newPage();
+  await host.setContent(`<h1>My post</h1>${snippet.slice(snippet.indexOf('<iframe'))}`);
+  const frame = host.frameLocator('iframe');
+  await frame.locator('body[data-ready=true]').waitFor({ state: 'attached' });
+  assert.equal(await frame.locator('.top').isVisible(), false);
+  assert.equal(await frame.locator('#total').innerText(), await page.locator('#total').innerText());
+  assert.match(src, /model=qwen2\.5-7b&mode=lora&embed=1/);
+});

@@ -1,0 +1,94 @@
+// Loads the C++ core (WebAssembly) once and talks JSON with it. Shared by the
+// page (app.js) and the <vram-calc> widget (widget.js). No arithmetic here:
+// every number comes back from the core.
+const base = new URL('./', import.meta.url);
+let corePromise = null;
+let modelsPromise = null;
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const existing = document.querySelector(`script[data-vramcalc-core]`);
+    if (existing && globalThis.createVramcalc) return resolve();
+    const s = document.createElement('script');
+    s.src = src;
+    s.dataset.vramcalcCore = '';
+    s.onload = () => resolve();
+    s.onerror = () => reject(new Error(`could not load ${src}`));
+    document.head.appendChild(s);
+  });
+}
+
+export function loadCore() {
+  if (!corePromise) {
+    corePromise = loadScript(new URL('vramcalc.js', base).href).then(() =>
+      globalThis.createVramcalc({ locateFile: (file) => new URL(file, base).href }));
+  }
+  return corePromise;
+}
+
+// The catalog, summarised (and validated) by the core.
+export function loadModels() {
+  if (!modelsPromise) {
+    modelsPromise = Promise.all([loadCore(), fetch(new URL('models.json', base)).then((r) => {
+      if (!r.ok) throw new Error(`models.json: HTTP ${r.status}`);
+      return r.text();
+    })]).then(([core, text]) => {
+      const summary = JSON.parse(core.modelsSummary(text));
+      if (!summary.ok) throw new Error(summary.error.message);
+      return summary.models;
+    });
+  }
+  return modelsPromise;
+}
+
+export function estimate(core, configText, job) {
+  return JSON.parse(core.estimate(configText, JSON.stringify(job)));
+}
+
+// The training/inference counterpart shown beside the chosen job: inference
+// pairs with full training, or with QLoRA when the weights are quantized.
+export function counterpartJob(job, options) {
+  if (job.mode !== 'inference') return { ...job, mode: 'inference' };
+  const dtype = options.dtypes.find((d) => d.id === job.dtype);
+  return { ...job, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
+}
+
+export const modeTitles = {
+  inference: 'Inference',
+  train: 'Full training',
+  lora: 'LoRA fine-tuning',
+  qlora: 'QLoRA fine-tuning',
+};
+
+// The smallest catalog GPU that holds the job as configured, else the
+// fewest of the largest-memory kind (both computed by the core).
+export function fitSummary(result) {
+  const alone = result.fits.find((f) => f.fits_as_configured);
+  if (alone) return `fits one ${alone.name}` + (result.layout.gpus > 1 ? ' per GPU' : '');
+  const sharded = result.fits.filter((f) => f.gpus_needed > 0);
+  if (!sharded.length) return 'does not fit any GPU at this batch and sequence length';
+  const best = sharded[sharded.length - 1];
+  return `needs ${best.gpus_needed} × ${best.name}`;
+}
+
+export async function fetchHubConfig(id) {
+  const trimmed = id.trim();
+  if (!/^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(trimmed)) {
+    throw new Error(`Hugging Face id: '${trimmed}' is not a model id like Qwen/Qwen2.5-7B`);
+  }
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) {
+    throw new Error('Hugging Face id: you are offline; paste the config.json instead');
+  }
+  let response;
+  try {
+    response = await fetch(`https://huggingface.co/${trimmed}/resolve/main/config.json`);
+  } catch (e) {
+    throw new Error(`Hugging Face id: could not reach huggingface.co (offline or blocked); paste the config.json instead`);
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new Error(`Hugging Face id: ${trimmed} is gated or private; paste its config.json instead`);
+  }
+  if (response.status === 404) throw new Error(`Hugging Face id: no model ${trimmed} on the Hub`);
+  if (!response.ok) throw new Error(`Hugging Face id: the Hub answered HTTP ${response.status}`);
+  return response.text();
+}
