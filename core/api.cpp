@@ -1,10 +1,10 @@
 #include "api.hpp"
 
-#include <cmath>
 
 #include "errors.hpp"
 #include "gpus.hpp"
 #include "json_text.hpp"
+#include "json_writer.hpp"
 #include "units.hpp"
 
 namespace vramcalc {
@@ -12,8 +12,11 @@ namespace {
 
 using nlohmann::json;
 
-json error_json(const std::string& field, const std::string& message) {
-    return {{"ok", false}, {"error", {{"field", field}, {"message", message}}}};
+std::string error_json(const std::string& field, const std::string& message) {
+    JsonWriter w;
+    w.begin_object().field("ok", false).key("error").begin_object();
+    w.field("field", field).field("message", message).end_object().end_object();
+    return w.str();
 }
 
 // Runs `body`, turning any failure into the error shape so no caller ever
@@ -21,50 +24,36 @@ json error_json(const std::string& field, const std::string& message) {
 template <class Body>
 std::string guarded(Body body) {
     try {
-        return body().dump();
+        return body();
     } catch (const InputError& e) {
-        return error_json(e.field(), e.what()).dump();
+        return error_json(e.field(), e.what());
     } catch (const std::exception& e) {
-        return error_json("internal", std::string("internal error: ") + e.what()).dump();
+        return error_json("internal", std::string("internal error: ") + e.what());
     }
 }
 
-// A NaN or infinity in the output would be a bug; refuse to show it.
-void check_finite(const json& j, const std::string& path) {
-    if (j.is_number_float() && !std::isfinite(j.get<double>()))
-        throw std::runtime_error("non-finite number at " + path);
-    if (j.is_object())
-        for (auto it = j.begin(); it != j.end(); ++it) check_finite(it.value(), path + "." + it.key());
-    if (j.is_array())
-        for (size_t i = 0; i < j.size(); ++i) check_finite(j[i], path + "[" + std::to_string(i) + "]");
-}
-
-json counts_json(const Model& m) {
+void write_counts(JsonWriter& w, const Model& m) {
     const ModelConfig& c = m.config;
-    return {{"model_type", c.family == Family::Explicit ? "explicit" : c.model_type},
-            {"params_total", m.params.total},
-            {"params_active", m.params.active},
-            {"params_total_text", params_text(m.params.total)},
-            {"params_active_text", params_text(m.params.active)},
-            {"params_embeddings", m.params.embeddings},
-            {"is_moe", c.is_moe()},
-            {"experts", c.experts},
-            {"experts_per_token", c.experts_per_token},
-            {"layers", c.layers},
-            {"hidden_size", c.hidden},
-            {"heads", c.heads},
-            {"kv_heads", c.kv_heads},
-            {"vocab_size", c.vocab},
-            {"mla", c.is_mla()}};
+    w.begin_object();
+    w.field("model_type", c.family == Family::Explicit ? "explicit" : c.model_type);
+    w.field("params_total", m.params.total).field("params_active", m.params.active);
+    w.field("params_total_text", params_text(m.params.total)).field("params_active_text", params_text(m.params.active));
+    w.field("params_embeddings", m.params.embeddings);
+    w.field("is_moe", c.is_moe()).field("experts", c.experts).field("experts_per_token", c.experts_per_token);
+    w.field("layers", c.layers).field("hidden_size", c.hidden).field("heads", c.heads).field("kv_heads", c.kv_heads);
+    w.field("vocab_size", c.vocab).field("mla", c.is_mla());
+    w.end_object();
 }
 
-json job_json(const Job& job) {
-    return {{"mode", mode_name(job.mode)}, {"dtype", job.dtype}, {"optimizer", optimizer_name(job.optimizer)},
-            {"batch", job.batch}, {"seq", job.seq}, {"checkpointing", checkpointing_name(job.checkpointing)},
-            {"flash_attention", job.flash_attention}, {"kv_dtype", job.kv_dtype}, {"lora_rank", job.lora_rank},
-            {"lora_targets", job.lora_targets}, {"adapter_dtype", job.adapter_dtype},
-            {"master_weights", job.master_weights}, {"gpus", job.gpus}, {"tp", job.tp}, {"pp", job.pp},
-            {"zero", job.zero}, {"overhead_gb", job.overhead_gb}, {"fragmentation", job.fragmentation}};
+void write_job(JsonWriter& w, const Job& job) {
+    w.begin_object();
+    w.field("mode", mode_name(job.mode)).field("dtype", job.dtype).field("optimizer", optimizer_name(job.optimizer));
+    w.field("batch", job.batch).field("seq", job.seq).field("checkpointing", checkpointing_name(job.checkpointing));
+    w.field("flash_attention", job.flash_attention).field("kv_dtype", job.kv_dtype);
+    w.field("lora_rank", job.lora_rank).field("lora_targets", job.lora_targets).field("adapter_dtype", job.adapter_dtype);
+    w.field("master_weights", job.master_weights).field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp);
+    w.field("zero", job.zero).field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
+    w.end_object();
 }
 
 std::string required_string(const json& entry, const char* key, const std::string& where) {
@@ -72,6 +61,21 @@ std::string required_string(const json& entry, const char* key, const std::strin
     if (it == entry.end() || !it->is_string() || it->get<std::string>().empty())
         throw InputError(where + "." + key, "missing (a non-empty string)");
     return it->get<std::string>();
+}
+
+// The page asks twice per input change with the same config (the job and
+// its training/inference counterpart): parse a config text once.
+const Model& model_for(const std::string& config_json) {
+    thread_local std::string last_text;
+    thread_local Model last_model;
+    thread_local bool valid = false;
+    if (!valid || config_json != last_text) {
+        valid = false;
+        last_model = prepare_model(parse_config_text(config_json));
+        last_text = config_json;
+        valid = true;
+    }
+    return last_model;
 }
 
 }  // namespace
@@ -107,48 +111,47 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
     throw InputError("model", "unknown model '" + id + "'; known: " + known);
 }
 
-json estimate_json(const Model& model, const Job& job, const Estimate& e) {
+std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
     const double total = e.breakdown.total();
-    json terms = json::array();
-    for (int t = 0; t < kTermCount; ++t)
-        terms.push_back({{"key", term_key(t)}, {"label", term_label(t)}, {"bytes", e.breakdown.bytes[t]},
-                         {"text", gb_text(e.breakdown.bytes[t])}, {"share", e.breakdown.bytes[t] / total},
-                         {"why", e.breakdown.why[t]}});
-    json fits = json::array();
-    for (const auto& f : e.fits)
-        fits.push_back({{"id", f.id}, {"name", f.name}, {"capacity_bytes", f.capacity_bytes},
-                        {"capacity_text", capacity_text(f.capacity_bytes)}, {"fits_as_configured", f.fits_as_configured},
-                        {"gpus_needed", f.gpus_needed}});
-    json out = {
-        {"ok", true},
-        {"model", counts_json(model)},
-        {"job", job_json(job)},
-        {"layout", {{"gpus", e.layout.gpus}, {"dp", e.layout.dp}, {"tp", e.layout.tp}, {"pp", e.layout.pp},
-                    {"zero", e.layout.zero}}},
-        {"trainable_params", e.trainable_params},
-        {"trainable_text", params_text(e.trainable_params)},
-        {"weight_format", e.weight_format_label},
-        {"terms", terms},
-        {"total_bytes", total},
-        {"total_text", gb_text(total)},
-        {"total_all_gpus_bytes", total * static_cast<double>(e.layout.gpus)},
-        {"total_all_gpus_text", gb_text(total * static_cast<double>(e.layout.gpus))},
-        {"weights_reference_bytes", e.weights_reference_bytes},
-        {"weights_reference_text", gb_text(e.weights_reference_bytes)},
-        {"ratio_to_weights", e.ratio_to_weights},
-        {"ratio_text", printf_text("%.1f×", e.ratio_to_weights)},
-        {"notes", e.notes},
-        {"fits", fits},
-    };
-    check_finite(out, "estimate");
-    return out;
+    const double all_gpus = total * static_cast<double>(e.layout.gpus);
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_counts(w.key("model"), model);
+    write_job(w.key("job"), job);
+    w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
+    w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
+    w.field("trainable_params", e.trainable_params).field("trainable_text", params_text(e.trainable_params));
+    w.field("weight_format", e.weight_format_label);
+    w.key("terms").begin_array();
+    for (int t = 0; t < kTermCount; ++t) {
+        const double bytes = e.breakdown.bytes[t];
+        w.begin_object().field("key", term_key(t)).field("label", term_label(t)).field("bytes", bytes);
+        w.field("text", gb_text(bytes)).field("share", bytes / total).field("why", e.breakdown.why[t]).end_object();
+    }
+    w.end_array();
+    w.field("total_bytes", total).field("total_text", gb_text(total));
+    w.field("total_all_gpus_bytes", all_gpus).field("total_all_gpus_text", gb_text(all_gpus));
+    w.field("weights_reference_bytes", e.weights_reference_bytes);
+    w.field("weights_reference_text", gb_text(e.weights_reference_bytes));
+    w.field("ratio_to_weights", e.ratio_to_weights).field("ratio_text", printf_text("%.1f×", e.ratio_to_weights));
+    w.key("notes").begin_array();
+    for (const auto& note : e.notes) w.value(note);
+    w.end_array();
+    w.key("fits").begin_array();
+    for (const auto& f : e.fits) {
+        w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
+        w.field("capacity_text", capacity_text(f.capacity_bytes)).field("fits_as_configured", f.fits_as_configured);
+        w.field("gpus_needed", f.gpus_needed).end_object();
+    }
+    w.end_array().end_object();
+    return w.str();
 }
 
 std::string estimate_request(const std::string& config_json, const std::string& job_json) {
     return guarded([&] {
-        const Model model = prepare_model(parse_config_text(config_json));
+        const Model& model = model_for(config_json);
         const Job job = parse_job(parse_json_text(job_json, "job"));
         return estimate_json(model, job, estimate(model, job));
     });
@@ -156,45 +159,57 @@ std::string estimate_request(const std::string& config_json, const std::string& 
 
 std::string inspect_config(const std::string& config_json) {
     return guarded([&] {
-        const Model model = prepare_model(parse_config_text(config_json));
-        return json{{"ok", true}, {"model", counts_json(model)}};
+        JsonWriter w;
+        w.begin_object().field("ok", true);
+        write_counts(w.key("model"), model_for(config_json));
+        return w.end_object().str();
     });
 }
 
 std::string models_summary(const std::string& models_json) {
     return guarded([&] {
-        json list = json::array();
+        JsonWriter w;
+        w.begin_object().field("ok", true).key("models").begin_array();
         for (const auto& entry : parse_models(models_json)) {
             const Model model = prepare_model(parse_config(entry.config));
-            list.push_back({{"id", entry.id}, {"name", entry.name}, {"hf_id", entry.hf_id},
-                            {"params_total", model.params.total}, {"params_active", model.params.active},
-                            {"params_total_text", params_text(model.params.total)},
-                            {"params_active_text", params_text(model.params.active)},
-                            {"is_moe", model.config.is_moe()}, {"config", entry.config}});
+            w.begin_object().field("id", entry.id).field("name", entry.name).field("hf_id", entry.hf_id);
+            w.field("params_total", model.params.total).field("params_active", model.params.active);
+            w.field("params_total_text", params_text(model.params.total));
+            w.field("params_active_text", params_text(model.params.active));
+            w.field("is_moe", model.config.is_moe()).key("config").raw(entry.config.dump()).end_object();
         }
-        return json{{"ok", true}, {"models", list}};
+        return w.end_array().end_object().str();
     });
 }
 
 std::string gpus_json() {
-    json list = json::array();
+    JsonWriter w;
+    w.begin_array();
     for (const auto& g : gpu_catalog())
-        list.push_back({{"id", g.id}, {"name", g.name}, {"capacity_bytes", gpu_bytes(g)},
-                        {"capacity_text", capacity_text(gpu_bytes(g))}});
-    return list.dump();
+        w.begin_object().field("id", g.id).field("name", g.name).field("capacity_bytes", gpu_bytes(g))
+            .field("capacity_text", capacity_text(gpu_bytes(g))).end_object();
+    return w.end_array().str();
 }
 
 std::string options_json() {
-    json formats = json::array();
+    JsonWriter w;
+    w.begin_object();
+    write_job(w.key("defaults"), Job{});
+    auto list = [&](const char* name, std::initializer_list<const char*> values) {
+        w.key(name).begin_array();
+        for (const char* v : values) w.value(v);
+        w.end_array();
+    };
+    list("modes", {"inference", "train", "lora", "qlora"});
+    w.key("dtypes").begin_array();
     for (const NumberFormat& f : all_formats())
-        formats.push_back({{"id", f.name}, {"label", f.label}, {"bits", f.bits}, {"trainable", f.trainable}});
-    return json{{"defaults", job_json(Job{})},
-                {"modes", {"inference", "train", "lora", "qlora"}},
-                {"dtypes", formats},
-                {"kv_dtypes", {"auto", "fp32", "fp16", "bf16", "fp8", "int8"}},
-                {"optimizers", {"adamw", "sgd", "sgd_momentum", "adam_8bit", "adafactor"}},
-                {"checkpointing", {"none", "selective", "full"}}}
-        .dump();
+        w.begin_object().field("id", f.name).field("label", f.label).field("bits", f.bits)
+            .field("trainable", f.trainable).end_object();
+    w.end_array();
+    list("kv_dtypes", {"auto", "fp32", "fp16", "bf16", "fp8", "int8"});
+    list("optimizers", {"adamw", "sgd", "sgd_momentum", "adam_8bit", "adafactor"});
+    list("checkpointing", {"none", "selective", "full"});
+    return w.end_object().str();
 }
 
 }  // namespace vramcalc

@@ -23,7 +23,8 @@ struct ModelEntry {
 std::vector<ModelEntry> parse_models(const std::string& text);
 const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::string& id);
 
-nlohmann::json estimate_json(const Model& model, const Job& job, const Estimate& e);
+// The estimate as JSON text (numbers and the texts the page shows).
+std::string estimate_json(const Model& model, const Job& job, const Estimate& e);
 
 // {"ok":true, ...estimate...} or {"ok":false,"error":{"field":...,"message":...}}.
 std::string estimate_request(const std::string& config_json, const std::string& job_json);

@@ -138,7 +138,7 @@ int run(int argc, char** argv) {
     const Job job = parse_job(job_fields);
     const Estimate e = estimate(model, job);
     if (as_json)
-        std::cout << estimate_json(model, job, e).dump(2) << "\n";
+        std::cout << nlohmann::json::parse(estimate_json(model, job, e)).dump(2) << "\n";
     else
         std::cout << format_report(name, job, e);
     return 0;

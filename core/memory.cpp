@@ -96,8 +96,6 @@ const NumberFormat& weight_format(const Job& job) {
 bool trains(const Job& job) { return job.mode != Mode::Inference; }
 bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
-double adapter_bytes(const Job& job) { return find_format(job.adapter_dtype, "job.adapter_dtype").bits / 8; }
-
 // Dimensions a config given only as num_parameters may lack.
 int64_t hidden_of(const ModelConfig& c, const char* use) { return require_dimension(c.hidden, "hidden_size", use); }
 int64_t layers_of(const ModelConfig& c, const char* use) { return require_dimension(c.layers, "num_hidden_layers", use); }
@@ -177,6 +175,34 @@ double adafactor_state_values(const Model& model, const Job& job) {
     return values;
 }
 
+// ---------------------------------------------------------------- plan
+
+// What a job needs that does not depend on how it is spread over GPUs:
+// resolved once per estimate, then reused for every GPU layout tried.
+struct Plan {
+    const Model& m;
+    const Job& job;
+    const NumberFormat& compute;  // dtype of matmuls, activations and gradients
+    const NumberFormat& weights;  // how the (frozen or trained) base weights are stored
+    const NumberFormat* kv;       // KV cache format; null when training
+    double trainable;             // parameters that get gradients and optimizer state
+    double adapter_bytes;         // bytes per LoRA parameter (and its gradient)
+    double adafactor_values;      // Adafactor's factored state size, when it is the optimizer
+};
+
+Plan make_plan(const Model& m, const Job& job) {
+    const NumberFormat& compute = compute_format(job);
+    const NumberFormat* kv = nullptr;
+    if (!trains(job)) {
+        kv = job.kv_dtype == "auto" ? &compute : &find_format(job.kv_dtype, "job.kv_dtype");
+        if (!is_kv_format(*kv))
+            throw InputError("job.kv_dtype", "must be auto, fp32, fp16, bf16, fp8 or int8, got '" + job.kv_dtype + "'");
+    }
+    return Plan{m, job, compute, weight_format(job), kv, trainable_params(m, job),
+                find_format(job.adapter_dtype, "job.adapter_dtype").bits / 8,
+                trains(job) && job.optimizer == Optimizer::Adafactor ? adafactor_state_values(m, job) : 0};
+}
+
 // ---------------------------------------------------------------- layout
 
 Layout resolve_layout(const Model& model, const Job& job) {
@@ -220,32 +246,39 @@ std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu) {
 
 // Weights: params × bits/8. GPTQ/AWQ/bitsandbytes formats quantize the linear
 // layers only; embeddings and lm_head stay in the compute dtype.
-double weights_term(const Model& m, const Job& job, const Layout& l, double trainable, std::string* why) {
-    const NumberFormat& f = weight_format(job);
-    const double kept = f.quantized_linear_only ? m.params.embeddings : 0;
-    const double compute_bytes = compute_format(job).bits / 8;
-    double full = (m.params.total - kept) * f.bits / 8 + kept * compute_bytes;
-    const double adapters = uses_adapters(job) ? trainable * adapter_bytes(job) : 0;
+double base_weights_bytes(const Plan& p, std::string* why) {
+    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
+    const double compute_bytes = p.compute.bits / 8;
+    if (why) {
+        *why = params_text(p.m.params.total - kept) + " params × " + plain_number(p.weights.bits / 8) + " bytes (" +
+               p.weights.label + ")";
+        if (kept > 0)
+            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) +
+                    " bytes (kept " + p.compute.label + ")";
+    }
+    return (p.m.params.total - kept) * p.weights.bits / 8 + kept * compute_bytes;
+}
+
+double weights_term(const Plan& p, const Layout& l, std::string* why) {
+    const double full = base_weights_bytes(p, why);
+    const double adapters = uses_adapters(p.job) ? p.trainable * p.adapter_bytes : 0;
     const double per_gpu = (full + adapters) / shard(l, 3);
     if (why) {
-        *why = params_text(m.params.total - kept) + " params × " + plain_number(f.bits / 8) + " bytes (" + f.label + ")";
-        if (kept > 0)
-            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
-                    compute_format(job).label + ")";
         if (adapters > 0)
-            *why += " + " + params_text(trainable) + " LoRA adapter params × " + plain_number(adapter_bytes(job)) + " bytes";
+            *why += " + " + params_text(p.trainable) + " LoRA adapter params × " + plain_number(p.adapter_bytes) + " bytes";
         *why += " = " + gb_text(full + adapters) + shard_text(l, 3, per_gpu);
     }
     return per_gpu;
 }
 
 // Gradients: one per trainable parameter, in the dtype being trained.
-double gradients_term(const Job& job, const Layout& l, double trainable, std::string* why) {
-    if (!trains(job)) {
+double gradients_term(const Plan& p, const Layout& l, std::string* why) {
+    const double trainable = p.trainable;
+    if (!trains(p.job)) {
         if (why) *why = "none: inference computes no gradients";
         return 0;
     }
-    const double each = uses_adapters(job) ? adapter_bytes(job) : compute_format(job).bits / 8;
+    const double each = uses_adapters(p.job) ? p.adapter_bytes : p.compute.bits / 8;
     const double per_gpu = trainable * each / shard(l, 2);
     if (why)
         *why = params_text(trainable) + " trainable params × " + plain_number(each) + " bytes = " + gb_text(trainable * each) +
@@ -257,12 +290,14 @@ double gradients_term(const Job& job, const Layout& l, double trainable, std::st
 // Adam keeps fp32 master weights, momentum and variance = 12 bytes).
 // 8-bit Adam (Dettmers et al. 2022): two 8-bit states plus an fp32 absmax per
 // 2048-value block.
-double optimizer_term(const Model& m, const Job& job, const Layout& l, double trainable, std::string* why) {
+double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
+    const Job& job = p.job;
+    const double trainable = p.trainable;
     if (!trains(job)) {
         if (why) *why = "none: inference keeps no optimizer state";
         return 0;
     }
-    const bool master = job.mode == Mode::Train && job.master_weights && compute_format(job).bits < 32;
+    const bool master = job.mode == Mode::Train && job.master_weights && p.compute.bits < 32;
     const double master_bytes = master ? 4 * trainable : 0;
     double state_bytes = 0;
     std::string state_text;
@@ -281,9 +316,8 @@ double optimizer_term(const Model& m, const Job& job, const Layout& l, double tr
             state_text = "8-bit Adam m + v: 2.004 bytes";
             break;
         case Optimizer::Adafactor: {
-            const double values = adafactor_state_values(m, job);
-            state_bytes = 4 * values;
-            state_text = "Adafactor factored second moment: " + params_text(values) + " fp32 values";
+            state_bytes = 4 * p.adafactor_values;
+            state_text = "Adafactor factored second moment: " + params_text(p.adafactor_values) + " fp32 values";
             break;
         }
     }
@@ -308,14 +342,15 @@ double optimizer_term(const Model& m, const Job& job, const Layout& l, double tr
 // With tensor + sequence parallelism every term divides by t. Pipeline 1F1B:
 // the first stage keeps p micro-batches of L/p layers = L layers' worth.
 // The loss needs fp32 logits: 4·s·b·V / t.
-double training_activations(const Model& m, const Job& job, const Layout& l, std::string* why) {
-    const ModelConfig& c = m.config;
+double training_activations(const Plan& p, const Layout& l, std::string* why) {
+    const Job& job = p.job;
+    const ModelConfig& c = p.m.config;
     const char* use = "activation memory";
     const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
     const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
     const double L = static_cast<double>(layers_of(c, use)), V = static_cast<double>(vocab_of(c, use));
     const double t = static_cast<double>(l.tp);
-    const double scale = compute_format(job).bits / 16;  // the paper counts 16-bit activations
+    const double scale = p.compute.bits / 16;  // the paper counts 16-bit activations
     const bool drop_scores = job.flash_attention || job.checkpointing == Checkpointing::Selective;
     const double per_layer = s * b * h * (34 + (drop_scores ? 0 : 5 * a * s / h)) * scale;
     const bool full = job.checkpointing == Checkpointing::Full;
@@ -347,14 +382,15 @@ double widest_mlp(const ModelConfig& c) {
 // temporaries are live during prefill: residual + normed input (2h) and the
 // gated MLP's gate, up and product (3·I), plus the a·s² score matrix when
 // attention is not fused, plus fp32 logits for the last token.
-double inference_activations(const Model& m, const Job& job, const Layout& l, std::string* why) {
-    const ModelConfig& c = m.config;
+double inference_activations(const Plan& p, const Layout& l, std::string* why) {
+    const Job& job = p.job;
+    const ModelConfig& c = p.m.config;
     const char* use = "the inference working set";
     const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
     const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
     const double V = static_cast<double>(vocab_of(c, use)), t = static_cast<double>(l.tp);
     const double I = c.intermediate > 0 ? widest_mlp(c) : 4 * h;
-    const double bytes = compute_format(job).bits / 8;
+    const double bytes = p.compute.bits / 8;
     const double hidden_part = b * s * (2 * h + 3 * I / t) * bytes;
     const double scores = job.flash_attention ? 0 : b * (a / t) * s * s * bytes;
     const double logits = 4 * b * V / t;
@@ -367,8 +403,8 @@ double inference_activations(const Model& m, const Job& job, const Layout& l, st
     return hidden_part + scores + logits;
 }
 
-double activations_term(const Model& m, const Job& job, const Layout& l, std::string* why) {
-    return trains(job) ? training_activations(m, job, l, why) : inference_activations(m, job, l, why);
+double activations_term(const Plan& p, const Layout& l, std::string* why) {
+    return trains(p.job) ? training_activations(p, l, why) : inference_activations(p, l, why);
 }
 
 // KV cache: 2 (K and V) × layers × kv_heads × head_dim × seq × batch × bytes.
@@ -376,16 +412,15 @@ double activations_term(const Model& m, const Job& job, const Layout& l, std::st
 // when TP > kv_heads). MLA (DeepSeek-V2 paper §2.1.2) caches one latent of
 // kv_lora_rank + qk_rope_head_dim per token per layer, shared by all heads,
 // hence replicated on every TP rank.
-double kv_cache_term(const Model& m, const Job& job, const Layout& l, std::string* why) {
-    if (trains(job)) {
+double kv_cache_term(const Plan& p, const Layout& l, std::string* why) {
+    const Job& job = p.job;
+    if (!p.kv) {
         if (why) *why = "none: training keeps no KV cache (keys and values are part of the activations)";
         return 0;
     }
-    const ModelConfig& c = m.config;
+    const ModelConfig& c = p.m.config;
     const char* use = "the KV cache";
-    const NumberFormat& kv = job.kv_dtype == "auto" ? compute_format(job) : find_format(job.kv_dtype, "job.kv_dtype");
-    if (!is_kv_format(kv))
-        throw InputError("job.kv_dtype", "must be auto, fp32, fp16, bf16, fp8 or int8, got '" + job.kv_dtype + "'");
+    const NumberFormat& kv = *p.kv;
     const double bytes = kv.bits / 8, tokens = static_cast<double>(job.seq) * static_cast<double>(job.batch);
     const int64_t L = layers_of(c, use);
     const double layers_per_gpu = static_cast<double>(L) / static_cast<double>(l.pp);
@@ -426,40 +461,62 @@ const int64_t kFitCounts[] = {1,   2,   4,   8,   16,  24,  32,   40,   48,   56
                               112, 128, 160, 192, 224, 256, 320,  384,  448,  512,  640,  768,  896, 1024,
                               1280, 1536, 2048, 3072, 4096};
 
-// Sharded layout used for the fit table: inference splits the model with
-// tensor parallelism inside an 8-GPU node and pipeline stages across nodes;
-// training keeps the chosen TP/PP and shards everything with ZeRO-3 / FSDP.
-bool fit_job(const Model& m, const Job& job, int64_t n, Job& out) {
-    out = job;
-    if (trains(job)) {
-        const int64_t model_parallel = (job.tp > 0 ? job.tp : 1) * job.pp;
-        out.gpus = n * model_parallel;
-        out.tp = job.tp > 0 ? job.tp : 1;
-        out.zero = 3;
-        return true;
-    }
-    out.tp = std::min<int64_t>(n, 8);
-    out.pp = n / out.tp;
-    out.gpus = n;
-    const ModelConfig& c = m.config;
-    return !(c.heads > 0 && out.tp > c.heads) && !(c.layers > 0 && out.pp > c.layers);
+Breakdown breakdown_for(const Plan& p, const Layout& l, bool explain) {
+    Breakdown b;
+    auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
+    b.bytes[kWeights] = weights_term(p, l, why(kWeights));
+    b.bytes[kGradients] = gradients_term(p, l, why(kGradients));
+    b.bytes[kOptimizer] = optimizer_term(p, l, why(kOptimizer));
+    b.bytes[kActivations] = activations_term(p, l, why(kActivations));
+    b.bytes[kKvCache] = kv_cache_term(p, l, why(kKvCache));
+    b.bytes[kOverhead] = overhead_term(p.job, b.total(), why(kOverhead));
+    return b;
 }
 
-std::vector<GpuFit> fit_gpus(const Model& m, const Job& job, double per_gpu_total) {
+// Sharded layout used for the fit table: inference splits the model with
+// tensor parallelism inside an 8-GPU node and pipeline stages across nodes;
+// training keeps the chosen TP/PP and shards everything with ZeRO-3 / FSDP
+// over n data-parallel groups. False when the model cannot be split that far.
+bool fit_layout(const Plan& p, int64_t n, Layout& l) {
+    const ModelConfig& c = p.m.config;
+    if (trains(p.job)) {
+        l.tp = p.job.tp > 0 ? p.job.tp : 1;
+        l.pp = p.job.pp;
+        l.dp = n;
+        l.zero = 3;
+    } else {
+        l.tp = std::min<int64_t>(n, 8);
+        l.pp = n / l.tp;
+        l.dp = 1;
+        l.zero = 0;
+    }
+    l.gpus = l.dp * l.tp * l.pp;
+    return !(c.heads > 0 && l.tp > c.heads) && !(c.layers > 0 && l.pp > c.layers);
+}
+
+// Per-GPU memory only falls as n grows, so one pass over increasing counts
+// finds every GPU's smallest count; GPUs smaller than the total at the
+// largest count never fit and are skipped from the start.
+std::vector<GpuFit> fit_gpus(const Plan& p, double per_gpu_total) {
     std::vector<GpuFit> fits;
-    for (const Gpu& g : gpu_catalog())
-        fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
-    size_t unresolved = fits.size();
+    for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
+    Layout l;
+    double floor = 0;
+    for (auto it = std::rbegin(kFitCounts); it != std::rend(kFitCounts); ++it)
+        if (fit_layout(p, *it, l)) {
+            floor = breakdown_for(p, l, false).total();
+            break;
+        }
+    size_t unresolved = 0;
+    for (const auto& f : fits) unresolved += f.capacity_bytes >= floor;
     for (int64_t n : kFitCounts) {
-        Job sharded;
-        if (!fit_job(m, job, n, sharded)) break;
-        const double total = compute_breakdown(m, sharded).total();
+        if (unresolved == 0 || !fit_layout(p, n, l)) break;
+        const double total = breakdown_for(p, l, false).total();
         for (auto& f : fits)
-            if (f.gpus_needed == 0 && total <= f.capacity_bytes) {
-                f.gpus_needed = sharded.gpus;
+            if (f.gpus_needed == 0 && f.capacity_bytes >= floor && total <= f.capacity_bytes) {
+                f.gpus_needed = l.gpus;
                 --unresolved;
             }
-        if (unresolved == 0) break;
     }
     return fits;
 }
@@ -544,33 +601,18 @@ double trainable_params(const Model& model, const Job& job) {
 }
 
 Breakdown compute_breakdown(const Model& m, const Job& job, bool explain) {
-    const Layout l = resolve_layout(m, job);
-    const double trainable = trainable_params(m, job);
-    Breakdown b;
-    auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
-    b.bytes[kWeights] = weights_term(m, job, l, trainable, why(kWeights));
-    b.bytes[kGradients] = gradients_term(job, l, trainable, why(kGradients));
-    b.bytes[kOptimizer] = optimizer_term(m, job, l, trainable, why(kOptimizer));
-    b.bytes[kActivations] = activations_term(m, job, l, why(kActivations));
-    b.bytes[kKvCache] = kv_cache_term(m, job, l, why(kKvCache));
-    b.bytes[kOverhead] = overhead_term(job, b.total(), why(kOverhead));
-    return b;
+    return breakdown_for(make_plan(m, job), resolve_layout(m, job), explain);
 }
 
 Estimate estimate(const Model& m, const Job& job) {
     Estimate e;
     e.params = m.params;
     e.layout = resolve_layout(m, job);
-    e.trainable_params = trainable_params(m, job);
-    e.breakdown = compute_breakdown(m, job, true);
-    const NumberFormat& f = weight_format(job);
-    e.weight_format_label = f.label;
-    Job unsharded = job;
-    unsharded.gpus = 1;
-    unsharded.tp = 1;
-    unsharded.pp = 1;
-    unsharded.zero = 0;
-    e.weights_reference_bytes = weights_term(m, unsharded, Layout{}, 0, nullptr);
+    const Plan plan = make_plan(m, job);
+    e.trainable_params = plan.trainable;
+    e.breakdown = breakdown_for(plan, e.layout, true);
+    e.weight_format_label = plan.weights.label;
+    e.weights_reference_bytes = base_weights_bytes(plan, nullptr);
     e.ratio_to_weights = e.breakdown.total() * static_cast<double>(e.layout.gpus) / e.weights_reference_bytes;
 
     const double P = m.params.total;
@@ -579,7 +621,7 @@ Estimate estimate(const Model& m, const Job& job) {
                           params_text(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
                           " of them (" + params_text(m.params.active) + " active): memory follows the total, compute the active.");
     if (job.mode == Mode::Train) {
-        const Breakdown one_gpu = compute_breakdown(m, unsharded);
+        const Breakdown one_gpu = breakdown_for(plan, Layout{}, false);
         const auto& by = one_gpu.bytes;
         const double states = (by[kWeights] + by[kGradients] + by[kOptimizer]) / P;
         e.notes.push_back("Full training keeps " + plain_number(states) + " bytes of model state per parameter "
@@ -601,7 +643,7 @@ Estimate estimate(const Model& m, const Job& job) {
     if (trains(job) && e.layout.dp > 1)
         e.notes.push_back("batch is the micro-batch per GPU; the global batch is " + count(job.batch * e.layout.dp) + ".");
     if (m.config.family == Family::Explicit) e.notes.push_back("Parameter count given explicitly (num_parameters).");
-    e.fits = fit_gpus(m, job, e.breakdown.total());
+    e.fits = fit_gpus(plan, e.breakdown.total());
     return e;
 }
 

@@ -70,7 +70,8 @@ struct Breakdown {
 };
 
 struct GpuFit {
-    std::string id, name;
+    const char* id;    // from the static GPU catalog
+    const char* name;
     double capacity_bytes;
     bool fits_as_configured;  // this job's per-GPU total fits one of these
     int64_t gpus_needed;      // smallest sharded count that fits; 0 = never (see note)

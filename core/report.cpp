@@ -55,7 +55,7 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += job.mode == Mode::Inference ? "tensor + pipeline parallel" : "ZeRO-3 / FSDP";
     out += ")\n";
     for (const auto& f : e.fits) {
-        out += printf_string("  %-26s %6.1f GB  %-5s  ", f.name.c_str(), f.capacity_bytes / B,
+        out += printf_string("  %-26s %6.1f GB  %-5s  ", f.name, f.capacity_bytes / B,
                              f.fits_as_configured ? "fits" : "no");
         out += f.gpus_needed > 0 ? printf_string("%lld\n", static_cast<long long>(f.gpus_needed))
                                  : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");

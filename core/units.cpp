@@ -11,21 +11,36 @@ std::string printf_text(const char* format, double value) {
     return buf;
 }
 
+// printf("%.Nf") for the sizes shown here, without glibc's slow float
+// formatting (it dominated the cost of an estimate).
+std::string fixed_text(double value, int decimals) {
+    const int64_t scale = decimals == 1 ? 10 : 100;
+    if (!(std::fabs(value) < 1e15)) return printf_text(decimals == 1 ? "%.1f" : "%.2f", value);
+    int64_t n = std::llround(value * static_cast<double>(scale));
+    std::string text = n < 0 ? "-" : "";
+    n = n < 0 ? -n : n;
+    text += std::to_string(n / scale) + '.';
+    const std::string fraction = std::to_string(n % scale);
+    text.append(static_cast<size_t>(decimals) - fraction.size(), '0');
+    return text + fraction;
+}
+
 std::string gb_text(double bytes) {
     const double gb = bytes / kBytesPerGB;
-    return gb >= 1000 ? printf_text("%.2f TB", gb / 1000) : printf_text("%.2f GB", gb);
+    return gb >= 1000 ? fixed_text(gb / 1000, 2) + " TB" : fixed_text(gb, 2) + " GB";
 }
 
 std::string params_text(double params) {
-    return params >= 1e9 ? printf_text("%.2f B", params / 1e9) : printf_text("%.1f M", params / 1e6);
+    return params >= 1e9 ? fixed_text(params / 1e9, 2) + " B" : fixed_text(params / 1e6, 1) + " M";
 }
 
 std::string capacity_text(double bytes) {
-    return printf_text("%.0f GiB", bytes / (1024.0 * 1024.0 * 1024.0)) + " (" + gb_text(bytes) + ")";
+    return std::to_string(std::llround(bytes / (1024.0 * 1024.0 * 1024.0))) + " GiB (" + gb_text(bytes) + ")";
 }
 
 std::string plain_number(double value) {
-    return printf_text(value == std::floor(value) ? "%.0f" : "%.3g", value);
+    if (value == std::floor(value) && std::fabs(value) < 9e15) return std::to_string(static_cast<int64_t>(value));
+    return printf_text("%.3g", value);
 }
 
 }  // namespace vramcalc

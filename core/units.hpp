@@ -8,6 +8,7 @@ namespace vramcalc {
 constexpr double kBytesPerGB = 1e9;  // decimal GB, as model cards and the seed example use
 
 std::string printf_text(const char* format, double value);
+std::string fixed_text(double value, int decimals);  // like printf("%.1f"/"%.2f"), decimals 1 or 2
 std::string gb_text(double bytes);        // "16.06 GB", "1.34 TB"
 std::string params_text(double params);   // "8.03 B", "41.9 M"
 std::string plain_number(double value);   // "2", "0.606", "4.85"

@@ -2,8 +2,11 @@
 // API turns it into {"ok": false, "error": {"field", "message"}}.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "errors.hpp"
 #include "helpers.hpp"
+#include "json_writer.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -124,4 +127,19 @@ TEST_CASE("models.json problems name the entry") {
                          InputError);
     CHECK_THROWS_WITH_AS(find_model(test::models(), "llama-9"), doctest::Contains("unknown model 'llama-9'"),
                          InputError);
+}
+
+TEST_CASE("JSON numbers: whole, fractional at every magnitude, and rejected non-finite") {
+    // Each written number must read back within 12 significant digits (relative error <= 5e-12).
+    for (double v : {0.0, 1.0, -3.0, 0.05, 0.125, 1.5e-3, 123456789012.5, 999999999999.9, 5.0e11 + 0.5, 1e12 + 0.5,
+                     18868203673.6, 1e-9, 9.5e15, -0.75}) {
+        CAPTURE(v);
+        JsonWriter w;
+        w.begin_array().value(v).end_array();
+        const double back = json::parse(w.str())[0].get<double>();
+        CHECK(std::fabs(back - v) <= 5e-12 * std::fabs(v));
+    }
+    JsonWriter w;
+    w.begin_object();
+    CHECK_THROWS_WITH(w.field("share", std::nan("")), doctest::Contains("non-finite number for 'share'"));
 }

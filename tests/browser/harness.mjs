@@ -74,3 +74,13 @@ export async function openCalculator(context, url) {
   page.jsErrors = errors;
   return page;
 }
+
+// Waits until the element's text matches, for results that arrive
+// asynchronously (a fetch), then returns the text.
+export async function waitForText(page, selector, regex, timeout = 15000) {
+  await page.waitForFunction(([sel, source, flags]) => {
+    const el = document.querySelector(sel);
+    return el && new RegExp(source, flags).test(el.textContent);
+  }, [selector, regex.source, regex.flags], { timeout });
+  return page.locator(selector).first().innerText();
+}

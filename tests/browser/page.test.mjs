@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, screenshot, repo } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, screenshot, waitForText, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
@@ -124,7 +124,7 @@ test('Hugging Face id: fetched config, offline and not-found messages', async ()
   await page.click('[role=tab][data-source=hub]');
   await page.fill('#hub-id', 'mistralai/Mixtral-8x7B-v0.1');
   await page.click('#hub-fetch');
-  assert.match(await text(page, '#error'), /could not reach huggingface\.co/);
+  await waitForText(page, '#error', /could not reach huggingface\.co/);
   await context.route('https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/resolve/main/config.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('mixtral-8x7b.config.json') }));
   await context.route('https://huggingface.co/nobody/nothing/resolve/main/config.json',
@@ -134,10 +134,10 @@ test('Hugging Face id: fetched config, offline and not-found messages', async ()
   assert.match(page.url(), /hf=mistralai%2FMixtral-8x7B-v0\.1/);
   await page.fill('#hub-id', 'nobody/nothing');
   await page.click('#hub-fetch');
-  assert.match(await text(page, '#error'), /no model nobody\/nothing on the Hub/);
+  await waitForText(page, '#error', /no model nobody\/nothing on the Hub/);
   await page.fill('#hub-id', 'not a model id');
   await page.click('#hub-fetch');
-  assert.match(await text(page, '#error'), /is not a model id/);
+  await waitForText(page, '#error', /is not a model id/);
 });
 
 test('model search, export JSON and embed snippet', async () => {

@@ -1,0 +1,131 @@
+#include "json_writer.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace vramcalc {
+
+void JsonWriter::separate() {
+    if (after_key_) {
+        after_key_ = false;
+        return;
+    }
+    if (!first_.empty()) {
+        if (!first_.back()) out_ += ',';
+        first_.back() = false;
+    }
+}
+
+JsonWriter& JsonWriter::begin_object() {
+    separate();
+    out_ += '{';
+    first_.push_back(true);
+    return *this;
+}
+JsonWriter& JsonWriter::end_object() {
+    out_ += '}';
+    first_.pop_back();
+    return *this;
+}
+JsonWriter& JsonWriter::begin_array() {
+    separate();
+    out_ += '[';
+    first_.push_back(true);
+    return *this;
+}
+JsonWriter& JsonWriter::end_array() {
+    out_ += ']';
+    first_.pop_back();
+    return *this;
+}
+
+JsonWriter& JsonWriter::key(const char* name) {
+    separate();
+    // Keys are this program's own identifiers: nothing to escape.
+    out_ += '"';
+    out_ += name;
+    out_ += "\":";
+    after_key_ = true;
+    last_key_ = name;
+    return *this;
+}
+
+JsonWriter& JsonWriter::value(const char* text) {
+    separate();
+    write_string(text);
+    return *this;
+}
+
+void JsonWriter::write_string(const char* text) {
+    out_ += '"';
+    const char* run = text;  // start of the current run of characters needing no escape
+    for (const char* p = text; *p; ++p) {
+        const unsigned char c = static_cast<unsigned char>(*p);
+        if (c != '"' && c != '\\' && c >= 0x20) continue;  // UTF-8 passes through unchanged
+        out_.append(run, p);
+        if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out_ += buf;
+        } else {
+            out_ += '\\';
+            out_ += static_cast<char>(c);
+        }
+        run = p + 1;
+    }
+    out_ += run;
+    out_ += '"';
+}
+JsonWriter& JsonWriter::value(const std::string& text) { return value(text.c_str()); }
+
+JsonWriter& JsonWriter::value(double number) {
+    if (!std::isfinite(number)) throw std::runtime_error(std::string("non-finite number for '") + last_key_ + "'");
+    separate();
+    // Whole numbers (byte and parameter counts, mostly) as integers; other
+    // ordinary magnitudes with 12 significant digits by integer arithmetic
+    // (printf's float formatting made up most of an estimate's cost).
+    const double magnitude = std::fabs(number);
+    if (number == std::floor(number) && magnitude < 9e15) {
+        out_ += std::to_string(static_cast<int64_t>(number));
+    } else if (magnitude >= 1e-3 && magnitude < 1e12) {
+        int decimals = 12;
+        for (double m = magnitude; m >= 1 && decimals > 0; m /= 10) --decimals;
+        int64_t scale = 1;
+        for (int i = 0; i < decimals; ++i) scale *= 10;
+        const int64_t scaled = std::llround(magnitude * static_cast<double>(scale));
+        out_ += (number < 0 ? "-" : "") + std::to_string(scaled / scale);
+        if (decimals > 0) {
+            std::string fraction = std::to_string(scaled % scale);
+            fraction.insert(0, static_cast<size_t>(decimals) - fraction.size(), '0');
+            fraction.erase(fraction.find_last_not_of('0') + 1);
+            if (!fraction.empty()) out_ += '.' + fraction;
+        }
+    } else {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g", number);
+        out_ += buf;
+    }
+    return *this;
+}
+
+JsonWriter& JsonWriter::value(int64_t number) {
+    separate();
+    out_ += std::to_string(number);
+    return *this;
+}
+
+JsonWriter& JsonWriter::value(bool flag) {
+    separate();
+    out_ += flag ? "true" : "false";
+    return *this;
+}
+
+JsonWriter& JsonWriter::raw(const std::string& json) {
+    separate();
+    out_ += json;
+    return *this;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,42 @@
+#pragma once
+// A small streaming JSON writer for the estimate output. Building the same
+// document as an nlohmann::json tree cost ~10x more (one allocation per
+// node), and the page asks for an estimate on every keystroke.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vramcalc {
+
+class JsonWriter {
+public:
+    JsonWriter() { out_.reserve(8192); }  // an estimate is about 4 KB
+    JsonWriter& begin_object();
+    JsonWriter& end_object();
+    JsonWriter& begin_array();
+    JsonWriter& end_array();
+    JsonWriter& key(const char* name);
+
+    JsonWriter& value(const std::string& text);
+    JsonWriter& value(const char* text);
+    JsonWriter& value(double number);  // throws std::runtime_error on NaN/inf: never show one
+    JsonWriter& value(int64_t number);
+    JsonWriter& value(int number) { return value(static_cast<int64_t>(number)); }
+    JsonWriter& value(bool flag);
+    JsonWriter& raw(const std::string& json);  // an already serialized JSON value
+
+    template <class T>
+    JsonWriter& field(const char* name, const T& v) { return key(name).value(v); }
+
+    const std::string& str() const { return out_; }
+
+private:
+    void separate();
+    void write_string(const char* text);
+    std::string out_;
+    std::vector<bool> first_;  // per open container: no element written yet
+    bool after_key_ = false;
+    const char* last_key_ = "";
+};
+
+}  // namespace vramcalc
