@@ -7,7 +7,8 @@ namespace vramcalc {
 nlohmann::json parse_json_text(const std::string& text, const std::string& field) {
     try {
         return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+        // Syntax errors and numbers too large for a double (1e999) alike.
         // e.what() carries the byte position, which is what a user needs to fix it.
         throw InputError(field, std::string("malformed JSON: ") + e.what());
     }

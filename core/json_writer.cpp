@@ -58,14 +58,42 @@ JsonWriter& JsonWriter::value(const char* text) {
     return *this;
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at p, or 0 if it is not one.
+// (Error messages may quote bytes of a malformed input file.)
+int utf8_length(const unsigned char* p) {
+    int n;
+    if (p[0] >= 0xC2 && p[0] <= 0xDF) n = 2;
+    else if (p[0] >= 0xE0 && p[0] <= 0xEF) n = 3;
+    else if (p[0] >= 0xF0 && p[0] <= 0xF4) n = 4;
+    else return 0;
+    for (int i = 1; i < n; ++i)
+        if ((p[i] & 0xC0) != 0x80) return 0;
+    return n;
+}
+
+}  // namespace
+
 void JsonWriter::write_string(const char* text) {
     out_ += '"';
     const char* run = text;  // start of the current run of characters needing no escape
-    for (const char* p = text; *p; ++p) {
+    for (const char* p = text; *p;) {
         const unsigned char c = static_cast<unsigned char>(*p);
-        if (c != '"' && c != '\\' && c >= 0x20) continue;  // UTF-8 passes through unchanged
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            ++p;
+            continue;
+        }
+        if (c >= 0x80) {
+            if (const int n = utf8_length(reinterpret_cast<const unsigned char*>(p))) {
+                p += n;  // valid UTF-8 passes through unchanged
+                continue;
+            }
+        }
         out_.append(run, p);
-        if (c < 0x20) {
+        if (c >= 0x80) {
+            out_ += "\\ufffd";  // replacement character for a stray byte
+        } else if (c < 0x20) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             out_ += buf;
@@ -73,7 +101,7 @@ void JsonWriter::write_string(const char* text) {
             out_ += '\\';
             out_ += static_cast<char>(c);
         }
-        run = p + 1;
+        run = ++p;
     }
     out_ += run;
     out_ += '"';

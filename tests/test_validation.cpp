@@ -1,0 +1,59 @@
+// Accuracy against published figures: tests/validation/published.json holds
+// each figure with its source and tolerance. Every row is run through the
+// core and its relative error printed; a row outside its tolerance fails.
+#include <cmath>
+#include <cstdio>
+
+#include <doctest/doctest.h>
+
+#include "helpers.hpp"
+
+using namespace vramcalc;
+using nlohmann::json;
+
+namespace {
+
+double quantity(const std::string& name, const Estimate& e, const Job& job) {
+    const auto& b = e.breakdown.bytes;
+    if (name == "params_total") return e.params.total;
+    if (name == "weights") return b[kWeights];
+    if (name == "model_states") return b[kWeights] + b[kGradients] + b[kOptimizer];
+    if (name == "activations") return b[kActivations];
+    if (name == "kv_cache") return b[kKvCache];
+    if (name == "kv_cache_per_token") return b[kKvCache] / static_cast<double>(job.seq * job.batch);
+    if (name == "total") return e.breakdown.total();
+    throw std::runtime_error("published.json: unknown quantity " + name);
+}
+
+}  // namespace
+
+TEST_CASE("published memory figures") {
+    const json table = json::parse(test::read_text(std::string(VRAMCALC_VALIDATION) + "/published.json"));
+    REQUIRE(table["rows"].size() >= 20);
+    std::printf("\n%-32s %-18s %14s %14s %9s %s\n", "row", "quantity", "published", "vramcalc", "error", "tolerance");
+    for (const json& row : table["rows"]) {
+        const std::string id = row["id"];
+        CAPTURE(id);
+        CAPTURE(row["source"].get<std::string>());
+        const json config = row.contains("model") ? find_model(test::models(), row["model"]).config : row["config"];
+        const Model model = prepare_model(parse_config(config));
+        const Job job = parse_job(row["job"]);
+        const Estimate e = estimate(model, job);
+        const std::string q = row["quantity"];
+        const double ours = quantity(q, e, job), published = row["expected"];
+        const std::string compare = row.value("compare", "approx");
+        const double error = ours / published - 1;
+        if (compare == "at_most") {
+            std::printf("%-32s %-18s %14.4g %14.4g %+8.1f%% must be <=\n", id.c_str(), q.c_str(), published, ours, 100 * error);
+            CHECK(ours <= published);
+        } else if (compare == "at_least") {
+            std::printf("%-32s %-18s %14.4g %14.4g %+8.1f%% must be >=\n", id.c_str(), q.c_str(), published, ours, 100 * error);
+            CHECK(ours >= published);
+        } else {
+            const double tolerance = row["tolerance"];
+            std::printf("%-32s %-18s %14.4g %14.4g %+8.2f%% ±%.1f%%\n", id.c_str(), q.c_str(), published, ours, 100 * error,
+                        100 * tolerance);
+            CHECK(std::fabs(error) <= tolerance);
+        }
+    }
+}
