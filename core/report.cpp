@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "units.hpp"
+
 #include <cstdarg>
 #include <cstdio>
 
@@ -31,8 +33,8 @@ const char* mode_title(Mode m) {
 std::string format_report(const std::string& model_name, const Job& job, const Estimate& e) {
     const double B = 1e9;
     std::string out = "vramcalc: " + model_name + "\n";
-    out += printf_string("Parameters: %.2f B total, %.2f B active per token, %.2f B trainable\n", e.params.total / B,
-                         e.params.active / B, e.trainable_params / B);
+    out += "Parameters: " + params_text(e.params.total) + " total, " + params_text(e.params.active) + " active per token";
+    out += e.trainable_params > 0 ? ", " + params_text(e.trainable_params) + " trainable\n" : "\n";
     out += printf_string("Job: %s, %s weights, batch %lld x seq %lld", mode_title(job.mode), e.weight_format_label.c_str(),
                          static_cast<long long>(job.batch), static_cast<long long>(job.seq));
     if (job.mode != Mode::Inference)
@@ -51,12 +53,12 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += printf_string("\nRaw weights %.2f GB; this job needs %.1f x that.\n", e.weights_reference_bytes / B,
                          e.ratio_to_weights);
     for (const auto& n : e.notes) out += "- " + n + "\n";
-    out += "\nGPU            memory   this setup   GPUs needed (";
+    out += "\nGPU                        memory              this setup  GPUs needed (";
     out += job.mode == Mode::Inference ? "tensor + pipeline parallel" : "ZeRO-3 / FSDP";
     out += ")\n";
     for (const auto& f : e.fits) {
-        out += printf_string("  %-26s %6.1f GB  %-5s  ", f.name, f.capacity_bytes / B,
-                             f.fits_as_configured ? "fits" : "no");
+        out += printf_string("  %-26s", f.name) + printf_string(" %-19s", capacity_text(f.capacity_bytes).c_str()) +
+               printf_string(" %-10s  ", f.fits_as_configured ? "fits" : "no");
         out += f.gpus_needed > 0 ? printf_string("%lld\n", static_cast<long long>(f.gpus_needed))
                                  : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");
     }
