@@ -332,6 +332,18 @@ double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
     return per_gpu;
 }
 
+// The sizes activation formulas use, as doubles; `use` names the purpose in
+// the error when a config given as num_parameters lacks a dimension.
+struct ActivationShape {
+    double s, b, h, a, V, t;
+};
+ActivationShape activation_shape(const Plan& p, const Layout& l, const char* use) {
+    const ModelConfig& c = p.m.config;
+    return {static_cast<double>(p.job.seq), static_cast<double>(p.job.batch),
+            static_cast<double>(hidden_of(c, use)), static_cast<double>(heads_of(c, use)),
+            static_cast<double>(vocab_of(c, use)), static_cast<double>(l.tp)};
+}
+
 // Training activations, Korthikanti et al. 2022 ("Reducing Activation
 // Recomputation in Large Transformer Models", eq. 1-2 and Table 2), bytes
 // per layer with 16-bit activations:
@@ -345,11 +357,9 @@ double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
 double training_activations(const Plan& p, const Layout& l, std::string* why) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
-    const char* use = "activation memory";
-    const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
-    const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
-    const double L = static_cast<double>(layers_of(c, use)), V = static_cast<double>(vocab_of(c, use));
-    const double t = static_cast<double>(l.tp);
+    const ActivationShape d = activation_shape(p, l, "activation memory");
+    const double s = d.s, b = d.b, h = d.h, a = d.a, V = d.V, t = d.t;
+    const double L = static_cast<double>(layers_of(c, "activation memory"));
     const double scale = p.compute.bits / 16;  // the paper counts 16-bit activations
     const bool drop_scores = job.flash_attention || job.checkpointing == Checkpointing::Selective;
     const double per_layer = s * b * h * (34 + (drop_scores ? 0 : 5 * a * s / h)) * scale;
@@ -385,10 +395,8 @@ double widest_mlp(const ModelConfig& c) {
 double inference_activations(const Plan& p, const Layout& l, std::string* why) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
-    const char* use = "the inference working set";
-    const double s = static_cast<double>(job.seq), b = static_cast<double>(job.batch);
-    const double h = static_cast<double>(hidden_of(c, use)), a = static_cast<double>(heads_of(c, use));
-    const double V = static_cast<double>(vocab_of(c, use)), t = static_cast<double>(l.tp);
+    const ActivationShape d = activation_shape(p, l, "the inference working set");
+    const double s = d.s, b = d.b, h = d.h, a = d.a, V = d.V, t = d.t;
     const double I = c.intermediate > 0 ? widest_mlp(c) : 4 * h;
     const double bytes = p.compute.bits / 8;
     const double hidden_part = b * s * (2 * h + 3 * I / t) * bytes;

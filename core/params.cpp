@@ -94,39 +94,37 @@ void llama_like(const ModelConfig& c, TensorList& t) {
     if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, h, c.vocab, 1);
 }
 
-// GPT-2 (Radford et al. 2019; HF GPT2Model): LayerNorm has weight and bias, every projection has a bias.
-void gpt2(const ModelConfig& c, TensorList& t) {
-    const int64_t L = c.layers, h = c.hidden, I = c.intermediate;
-    t.add("wte", TensorKind::Embedding, c.vocab, h, 1);
-    t.add("wpe", TensorKind::Embedding, c.max_positions, h, 1);
-    t.add("c_attn", TensorKind::Attention, h, 3 * h, L);
-    t.vector("c_attn.bias", 3 * h, L);
-    t.add("c_proj", TensorKind::Attention, h, h, L);
-    t.vector("c_proj.bias", h, L);
-    t.add("c_fc", TensorKind::Mlp, h, I, L);
-    t.vector("c_fc.bias", I, L);
-    t.add("c_proj", TensorKind::Mlp, I, h, L);
-    t.vector("mlp.c_proj.bias", h, L);
-    t.vector("ln", 2 * h, 2 * L);
-    t.vector("ln_f", 2 * h, 1);
-    if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, h, c.vocab, 1);
-}
+// GPT-2 and GPT-NeoX share one layout: fused QKV, a plain (non-gated) GELU
+// MLP, LayerNorms with weight and bias, a bias on every projection. Only the
+// module names differ (they matter for LoRA targets), and GPT-2 adds learned
+// positions and ties its head by default.
+struct PlainLayout {
+    const char *embed, *qkv, *attn_out, *fc_in, *fc_out, *norm, *final_norm, *head;
+    // bias vectors, named after their projection
+    const char *qkv_bias, *attn_out_bias, *fc_in_bias, *fc_out_bias;
+};
 
-// GPT-NeoX / Pythia (Black et al. 2022): fused QKV, biases, untied embed_out.
-void gpt_neox(const ModelConfig& c, TensorList& t) {
+const PlainLayout kGpt2Names = {"wte", "c_attn", "c_proj", "c_fc", "c_proj", "ln", "ln_f", "lm_head",
+                                "c_attn.bias", "c_proj.bias", "c_fc.bias", "mlp.c_proj.bias"};
+const PlainLayout kNeoXNames = {"embed_in", "query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h",
+                                "layer_norm", "final_layer_norm", "embed_out", "query_key_value.bias",
+                                "dense.bias", "dense_h_to_4h.bias", "dense_4h_to_h.bias"};
+
+void plain_transformer(const ModelConfig& c, const PlainLayout& n, TensorList& t) {
     const int64_t L = c.layers, h = c.hidden, I = c.intermediate;
-    t.add("embed_in", TensorKind::Embedding, c.vocab, h, 1);
-    t.add("query_key_value", TensorKind::Attention, h, 3 * h, L);
-    t.vector("query_key_value.bias", 3 * h, L);
-    t.add("dense", TensorKind::Attention, h, h, L);
-    t.vector("dense.bias", h, L);
-    t.add("dense_h_to_4h", TensorKind::Mlp, h, I, L);
-    t.vector("dense_h_to_4h.bias", I, L);
-    t.add("dense_4h_to_h", TensorKind::Mlp, I, h, L);
-    t.vector("dense_4h_to_h.bias", h, L);
-    t.vector("layer_norm", 2 * h, 2 * L);
-    t.vector("final_layer_norm", 2 * h, 1);
-    if (!c.tied_embeddings) t.add("embed_out", TensorKind::Head, h, c.vocab, 1);
+    t.add(n.embed, TensorKind::Embedding, c.vocab, h, 1);
+    if (c.family == Family::Gpt2) t.add("wpe", TensorKind::Embedding, c.max_positions, h, 1);
+    t.add(n.qkv, TensorKind::Attention, h, 3 * h, L);
+    t.vector(n.qkv_bias, 3 * h, L);
+    t.add(n.attn_out, TensorKind::Attention, h, h, L);
+    t.vector(n.attn_out_bias, h, L);
+    t.add(n.fc_in, TensorKind::Mlp, h, I, L);
+    t.vector(n.fc_in_bias, I, L);
+    t.add(n.fc_out, TensorKind::Mlp, I, h, L);
+    t.vector(n.fc_out_bias, h, L);
+    t.vector(n.norm, 2 * h, 2 * L);
+    t.vector(n.final_norm, 2 * h, 1);
+    if (!c.tied_embeddings) t.add(n.head, TensorKind::Head, h, c.vocab, 1);
 }
 
 }  // namespace
@@ -136,8 +134,8 @@ std::vector<Tensor> list_tensors(const ModelConfig& config) {
     switch (config.family) {
         case Family::LlamaLike:
         case Family::DeepSeek: llama_like(config, t); break;
-        case Family::Gpt2: gpt2(config, t); break;
-        case Family::GptNeoX: gpt_neox(config, t); break;
+        case Family::Gpt2: plain_transformer(config, kGpt2Names, t); break;
+        case Family::GptNeoX: plain_transformer(config, kNeoXNames, t); break;
         case Family::Explicit: break;
     }
     return t.tensors;
