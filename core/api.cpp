@@ -78,6 +78,18 @@ const Model& model_for(const std::string& config_json) {
     return last_model;
 }
 
+// GPU capacity texts never change: written once, not on every estimate.
+const std::string& capacity_text_of(const char* gpu_id) {
+    static const auto texts = [] {
+        std::vector<std::pair<const char*, std::string>> t;
+        for (const auto& g : gpu_catalog()) t.emplace_back(g.id, capacity_text(gpu_bytes(g)));
+        return t;
+    }();
+    for (const auto& [id, text] : texts)
+        if (id == gpu_id) return text;
+    throw std::runtime_error(std::string("no GPU ") + gpu_id);
+}
+
 }  // namespace
 
 std::vector<ModelEntry> parse_models(const std::string& text) {
@@ -142,7 +154,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
-        w.field("capacity_text", capacity_text(f.capacity_bytes)).field("fits_as_configured", f.fits_as_configured);
+        w.field("capacity_text", capacity_text_of(f.id)).field("fits_as_configured", f.fits_as_configured);
         w.field("gpus_needed", f.gpus_needed).end_object();
     }
     w.end_array().end_object();
@@ -187,7 +199,7 @@ std::string gpus_json() {
     w.begin_array();
     for (const auto& g : gpu_catalog())
         w.begin_object().field("id", g.id).field("name", g.name).field("capacity_bytes", gpu_bytes(g))
-            .field("capacity_text", capacity_text(gpu_bytes(g))).end_object();
+            .field("capacity_text", capacity_text_of(g.id)).end_object();
     return w.end_array().str();
 }
 

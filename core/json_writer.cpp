@@ -12,32 +12,39 @@ void JsonWriter::separate() {
         after_key_ = false;
         return;
     }
-    if (!first_.empty()) {
-        if (!first_.back()) out_ += ',';
-        first_.back() = false;
+    if (depth_ > 0) {
+        const uint64_t bit = uint64_t{1} << (depth_ - 1);
+        if (!(empty_bits_ & bit)) out_ += ',';
+        empty_bits_ &= ~bit;
     }
+}
+
+void JsonWriter::open_container() {
+    if (depth_ >= 64) throw std::runtime_error("JSON nested too deeply");
+    empty_bits_ |= uint64_t{1} << depth_;
+    ++depth_;
 }
 
 JsonWriter& JsonWriter::begin_object() {
     separate();
     out_ += '{';
-    first_.push_back(true);
+    open_container();
     return *this;
 }
 JsonWriter& JsonWriter::end_object() {
     out_ += '}';
-    first_.pop_back();
+    --depth_;
     return *this;
 }
 JsonWriter& JsonWriter::begin_array() {
     separate();
     out_ += '[';
-    first_.push_back(true);
+    open_container();
     return *this;
 }
 JsonWriter& JsonWriter::end_array() {
     out_ += ']';
-    first_.pop_back();
+    --depth_;
     return *this;
 }
 

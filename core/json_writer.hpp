@@ -4,7 +4,6 @@
 // node), and the page asks for an estimate on every keystroke.
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace vramcalc {
 
@@ -32,9 +31,12 @@ public:
 
 private:
     void separate();
+    void open_container();
     void write_string(const char* text);
     std::string out_;
-    std::vector<bool> first_;  // per open container: no element written yet
+    // One bit per open container (nesting depth < 64): set while it has no element yet.
+    uint64_t empty_bits_ = 0;
+    int depth_ = 0;
     bool after_key_ = false;
     const char* last_key_ = "";
 };
