@@ -64,7 +64,7 @@ export const modeTitles = {
 // fewest of the largest-memory kind (both computed by the core).
 export function fitSummary(result) {
   const alone = result.fits.find((f) => f.fits_as_configured);
-  if (alone) return `fits one ${alone.name}` + (result.layout.gpus > 1 ? ' per GPU' : '');
+  if (alone) return `fits ${result.layout.gpus} × ${alone.name}`;
   const sharded = result.fits.filter((f) => f.gpus_needed > 0);
   if (!sharded.length) return 'does not fit any GPU at this batch and sequence length';
   const best = sharded[sharded.length - 1];

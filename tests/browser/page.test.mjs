@@ -34,7 +34,7 @@ test('default page: Llama 3 8B, inference beside full training, seed numbers', a
   assert.equal(await termText(page, 'weights'), '16.06 GB');  // 8.03 B × 2 bytes
   assert.equal(await text(page, '#card-inference [data-total]'), '18.87 GB');
   assert.equal(await text(page, '#card-training [data-total]'), '157.28 GB');
-  assert.match(await text(page, '#card-inference [data-sub]'), /fits one RTX 3090 24GB/);
+  assert.match(await text(page, '#card-inference [data-sub]'), /fits 1 × RTX 3090 24GB/);
   assert.equal(await page.locator('#fits tr[data-gpu=rtx4090] td').nth(2).innerText(), '✓ fits');
   assert.deepEqual(page.jsErrors, []);
 });
