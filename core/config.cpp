@@ -67,8 +67,8 @@ const char* present_key(const json& config, std::initializer_list<const char*> k
 }
 
 // Reads a whole number from the first present key. Absent → `fallback`
-// (or an error when `required`). Fractions, negatives, zero and values above
-// `max` are rejected with the key's name.
+// (or an error when `required`). Fractions, negatives, zero (unless
+// `allow_zero`) and values above `max` are rejected with the key's name.
 int64_t read_count(const json& config, std::initializer_list<const char*> keys, int64_t max,
                    bool required, int64_t fallback = 0, bool allow_zero = false) {
     const char* key = present_key(config, keys);
@@ -76,25 +76,13 @@ int64_t read_count(const json& config, std::initializer_list<const char*> keys, 
         if (required) throw InputError(field_name(*keys.begin()), "missing (a required whole number)");
         return fallback;
     }
-    const json& v = config.at(key);
-    if (!v.is_number())
-        throw InputError(field_name(key), "must be a number, got " + v.dump());
-    double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d))
-        throw InputError(field_name(key), "must be a whole number, got " + v.dump());
-    if (d < 0 || (d == 0 && !allow_zero))
-        throw InputError(field_name(key), std::string("must be ") + (allow_zero ? "zero or more" : "positive") +
-                                              ", got " + v.dump());
-    if (d > static_cast<double>(max))
-        throw InputError(field_name(key), "is absurdly large (" + v.dump() + " > " + std::to_string(max) + ")");
-    return static_cast<int64_t>(d);
+    return whole_field(config.at(key), field_name(key), allow_zero ? 0 : 1, max);
 }
 
 bool read_bool(const json& config, const char* key, bool fallback) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) return fallback;
-    if (!it->is_boolean()) throw InputError(field_name(key), "must be true or false, got " + it->dump());
-    return it->get<bool>();
+    return bool_field(*it, field_name(key));
 }
 
 std::string resolve_model_type(const json& config) {
@@ -197,12 +185,8 @@ ModelConfig parse_config(const json& root) {
 
     const bool explicit_count = present_key(c, {"num_parameters"}) != nullptr;
     if (explicit_count) {
-        const json& v = c.at("num_parameters");
-        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1)
-            throw InputError("config.num_parameters", "must be a positive number, got " + v.dump());
-        if (v.get<double>() > kMaxExplicitParams)
-            throw InputError("config.num_parameters", "is absurdly large (" + v.dump() + " > 1e15)");
-        m.explicit_params = static_cast<int64_t>(std::llround(v.get<double>()));
+        m.explicit_params = static_cast<int64_t>(
+            std::llround(number_field(c.at("num_parameters"), "config.num_parameters", 1, kMaxExplicitParams)));
         m.family = Family::Explicit;
     } else if (!known) {
         if (m.model_type.empty())

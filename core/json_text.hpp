@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -7,5 +8,12 @@ namespace vramcalc {
 
 // Parses JSON text; malformed text becomes an InputError naming `field`.
 nlohmann::json parse_json_text(const std::string& text, const std::string& field);
+
+// Typed reads of one JSON value, for config and job fields alike: a value of
+// the wrong type or outside [min, max] becomes an InputError naming `field`.
+double number_field(const nlohmann::json& v, const std::string& field, double min, double max);
+int64_t whole_field(const nlohmann::json& v, const std::string& field, int64_t min, int64_t max);
+bool bool_field(const nlohmann::json& v, const std::string& field);
+std::string text_field(const nlohmann::json& v, const std::string& field);
 
 }  // namespace vramcalc

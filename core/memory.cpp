@@ -8,6 +8,7 @@
 
 #include "errors.hpp"
 #include "gpus.hpp"
+#include "json_text.hpp"
 #include "units.hpp"
 
 namespace vramcalc {
@@ -49,30 +50,6 @@ Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&c
         names += (names.empty() ? "" : ", ") + std::string(c.name);
     }
     throw InputError(field, "must be one of " + names + ", got " + v.dump());
-}
-
-double read_number(const json& v, const std::string& field, double min, double max) {
-    if (!v.is_number()) throw InputError(field, "must be a number, got " + v.dump());
-    double d = v.get<double>();
-    if (!std::isfinite(d) || d < min || d > max)
-        throw InputError(field, "must be between " + plain_number(min) + " and " + plain_number(max) + ", got " + v.dump());
-    return d;
-}
-
-int64_t read_whole(const json& v, const std::string& field, int64_t min, int64_t max) {
-    double d = read_number(v, field, static_cast<double>(min), static_cast<double>(max));
-    if (d != std::floor(d)) throw InputError(field, "must be a whole number, got " + v.dump());
-    return static_cast<int64_t>(d);
-}
-
-bool read_flag(const json& v, const std::string& field) {
-    if (!v.is_boolean()) throw InputError(field, "must be true or false, got " + v.dump());
-    return v.get<bool>();
-}
-
-std::string read_text(const json& v, const std::string& field) {
-    if (!v.is_string()) throw InputError(field, "must be a string, got " + v.dump());
-    return v.get<std::string>();
 }
 
 // ---------------------------------------------------------------- formats
@@ -545,26 +522,26 @@ Job parse_job(const json& j) {
         const json& v = it.value();
         const std::string field = "job." + key;
         if (key == "mode") job.mode = read_choice(v, field, kModes);
-        else if (key == "dtype") job.dtype = read_text(v, field);
+        else if (key == "dtype") job.dtype = text_field(v, field);
         else if (key == "optimizer") job.optimizer = read_choice(v, field, kOptimizers);
-        else if (key == "batch") job.batch = read_whole(v, field, 1, 1'000'000);
-        else if (key == "seq") job.seq = read_whole(v, field, 1, 100'000'000);
+        else if (key == "batch") job.batch = whole_field(v, field, 1, 1'000'000);
+        else if (key == "seq") job.seq = whole_field(v, field, 1, 100'000'000);
         else if (key == "checkpointing") {
             if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
             else job.checkpointing = read_choice(v, field, kCheckpointing);
         }
-        else if (key == "flash_attention") job.flash_attention = read_flag(v, field);
-        else if (key == "kv_dtype") job.kv_dtype = read_text(v, field);
-        else if (key == "lora_rank") job.lora_rank = read_whole(v, field, 1, 65'536);
-        else if (key == "lora_targets") job.lora_targets = read_text(v, field);
-        else if (key == "adapter_dtype") job.adapter_dtype = read_text(v, field);
-        else if (key == "master_weights") job.master_weights = read_flag(v, field);
-        else if (key == "gpus") job.gpus = read_whole(v, field, 1, 100'000);
-        else if (key == "tp") job.tp = read_whole(v, field, 0, 1024);
-        else if (key == "pp") job.pp = read_whole(v, field, 1, 1024);
-        else if (key == "zero") job.zero = static_cast<int>(read_whole(v, field, 0, 3));
-        else if (key == "overhead_gb") job.overhead_gb = read_number(v, field, 0, 1000);
-        else if (key == "fragmentation") job.fragmentation = read_number(v, field, 0, 1);
+        else if (key == "flash_attention") job.flash_attention = bool_field(v, field);
+        else if (key == "kv_dtype") job.kv_dtype = text_field(v, field);
+        else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
+        else if (key == "lora_targets") job.lora_targets = text_field(v, field);
+        else if (key == "adapter_dtype") job.adapter_dtype = text_field(v, field);
+        else if (key == "master_weights") job.master_weights = bool_field(v, field);
+        else if (key == "gpus") job.gpus = whole_field(v, field, 1, 100'000);
+        else if (key == "tp") job.tp = whole_field(v, field, 0, 1024);
+        else if (key == "pp") job.pp = whole_field(v, field, 1, 1024);
+        else if (key == "zero") job.zero = static_cast<int>(whole_field(v, field, 0, 3));
+        else if (key == "overhead_gb") job.overhead_gb = number_field(v, field, 0, 1000);
+        else if (key == "fragmentation") job.fragmentation = number_field(v, field, 0, 1);
         else
             throw InputError(field, "unknown field; known: mode, dtype, optimizer, batch, seq, checkpointing, "
                                     "flash_attention, kv_dtype, lora_rank, lora_targets, adapter_dtype, "
