@@ -1,5 +1,5 @@
 // The calculator page: reads the form, asks the core, shows what it says.
-import { loadCore, loadModels, estimate, counterpartJob, fitSummary, fetchHubConfig, modeTitles } from './vramcalc-client.js';
+import { loadCore, loadModels, estimate, counterpartJob, fitSummary, fetchHubConfig, jobValue, modeTitles } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, renderFitRows } from './render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,13 +35,7 @@ function readJob() {
   const job = {};
   for (const key of fieldIds) {
     const input = $(key);
-    if (input.type === 'checkbox') job[key] = input.checked;
-    else if (typeof defaults[key] === 'number') {
-      // Numbers go to the core as numbers; anything else as typed, so the
-      // core's validation names the field.
-      const raw = input.value.trim();
-      job[key] = raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : raw;
-    } else job[key] = input.value;
+    job[key] = jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
   }
   return job;
 }

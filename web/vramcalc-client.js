@@ -41,6 +41,18 @@ export function loadModels() {
   return modelsPromise;
 }
 
+// A form or attribute value as the core expects it: numbers as numbers,
+// flags as booleans, anything else as typed, so the core's validation can
+// name the field ("job.batch: must be a number, got \"ten\"").
+export function jobValue(raw, defaultValue) {
+  if (typeof defaultValue === 'boolean') return raw === true || raw === '' || raw === 'true';
+  if (typeof defaultValue === 'number') {
+    const text = String(raw).trim();
+    return text !== '' && Number.isFinite(Number(text)) ? Number(text) : raw;
+  }
+  return raw;
+}
+
 export function estimate(core, configText, job) {
   return JSON.parse(core.estimate(configText, JSON.stringify(job)));
 }

@@ -2,7 +2,7 @@
 //   <vram-calc model="llama-3-8b" mode="train" batch="4"></vram-calc>
 // Any job field works as an attribute (kv-dtype or kv_dtype). Styles live in
 // a shadow root, so the host page's CSS neither leaks in nor out.
-import { loadCore, loadModels, estimate, fitSummary, modeTitles } from './vramcalc-client.js';
+import { loadCore, loadModels, estimate, fitSummary, jobValue, modeTitles } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows } from './render.js';
 
 const base = new URL('./', import.meta.url);
@@ -55,10 +55,7 @@ class VramCalc extends HTMLElement {
     const job = {};
     for (const key of jobKeys) {
       const value = this.getAttribute(attributeName(key)) ?? this.getAttribute(key);
-      if (value === null) continue;
-      if (typeof defaults[key] === 'boolean') job[key] = value === '' || value === 'true';
-      else if (typeof defaults[key] === 'number' && value.trim() !== '' && Number.isFinite(Number(value))) job[key] = Number(value);
-      else job[key] = value;
+      if (value !== null) job[key] = jobValue(value, defaults[key]);
     }
     return job;
   }
