@@ -193,8 +193,11 @@ Layout resolve_layout(const Model& model, const Job& job) {
     l.dp = job.gpus / (l.tp * l.pp);
     l.zero = trains(job) ? job.zero : 0;
     const ModelConfig& c = model.config;
-    if (c.heads > 0 && l.tp > c.heads)
-        throw InputError("job.tp", "cannot exceed num_attention_heads (" + count(c.heads) + "), got " + count(l.tp));
+    // Tensor parallelism splits attention heads evenly (Megatron, vLLM).
+    if (c.heads > 0 && c.heads % l.tp != 0)
+        throw InputError(job.tp > 0 ? "job.tp" : "job.gpus",
+                         "tensor parallel degree " + count(l.tp) + " must divide num_attention_heads (" +
+                             count(c.heads) + ")" + (job.tp > 0 ? "" : "; set tp and pp to split differently"));
     if (c.layers > 0 && l.pp > c.layers)
         throw InputError("job.pp", "cannot exceed the number of layers (" + count(c.layers) + "), got " + count(l.pp));
     return l;
@@ -471,12 +474,13 @@ bool fit_layout(const Plan& p, int64_t n, Layout& l) {
         l.zero = 3;
     } else {
         l.tp = std::min<int64_t>(n, 8);
+        while (c.heads > 0 && c.heads % l.tp != 0) l.tp /= 2;  // an even split of the heads
         l.pp = n / l.tp;
         l.dp = 1;
         l.zero = 0;
     }
     l.gpus = l.dp * l.tp * l.pp;
-    return !(c.heads > 0 && l.tp > c.heads) && !(c.layers > 0 && l.pp > c.layers);
+    return !(c.heads > 0 && c.heads % l.tp != 0) && !(c.layers > 0 && l.pp > c.layers);
 }
 
 // Per-GPU memory only falls as n grows, so one pass over increasing counts

@@ -98,6 +98,8 @@ TEST_CASE("bad job fields name the field") {
         {R"({"kv_dtype": "q4_k_m"})", "job.kv_dtype"},
         {R"({"gpus": 6, "tp": 4})", "job.gpus"},
         {R"({"gpus": 64, "tp": 64})", "job.tp"},
+        {R"({"gpus": 6, "tp": 3, "pp": 2})", "job.tp"},   // 32 heads do not split 3 ways
+        {R"({"gpus": 3})", "job.gpus"},                   // inference: 3 GPUs means TP 3
         {R"({"gpus": 64, "pp": 64})", "job.pp"},
         {R"({"zero": 4})", "job.zero"},
         {R"({"fragmentation": 2})", "job.fragmentation"},

@@ -2,6 +2,7 @@
 // documented formula (arithmetic in the comments) or a published figure.
 #include <doctest/doctest.h>
 
+#include "errors.hpp"
 #include "helpers.hpp"
 
 using namespace vramcalc;
@@ -237,6 +238,19 @@ TEST_CASE("GPU fit: smallest sharded count") {
         CHECK(fit_for(e, "h100").gpus_needed == 24);
         CHECK(fit_for(e, "b200").gpus_needed == 8);
         CHECK_FALSE(fit_for(e, "h100").fits_as_configured);
+    }
+    SUBCASE("GPT-2's 12 heads split 4 ways, not 8: 8 GPUs are TP 4 x PP 2") {
+        // Batch 1024 x 1024 tokens on 16 GiB (17.18 GB) T4s. KV: 12 layers · 2 · 768 · 2 bytes = 36,864 bytes
+        // per token · 1,048,576 tokens = 38.65 GB; working set b·s·(2h + 3·I/t)·2 with h = 768, I = 3072.
+        // 4 GPUs (TP 4): 38.65/4 + 1,048,576·(1536 + 2304)·2 = 9.66 + 8.05 GB, ·1.05 + 1 = 19.7 GB: too much.
+        // 8 GPUs (TP 4 x PP 2): 4.83 + 8.05 GB, ·1.05 + 1 = 14.6 GB: fits.
+        const Estimate e = estimate(test::model("gpt2"), test::job({{"batch", 1024}, {"seq", 1024}}));
+        CHECK(fit_for(e, "t4").gpus_needed == 8);
+        CHECK_THROWS_WITH_AS(estimate(test::model("gpt2"), test::job({{"gpus", 8}})),
+                             doctest::Contains("job.gpus: tensor parallel degree 8 must divide num_attention_heads (12)"),
+                             InputError);
+        const Breakdown tp4pp2 = run("gpt2", {{"gpus", 8}, {"tp", 4}, {"pp", 2}});
+        CHECK(term(tp4pp2, kKvCache) == 12 * 2 * 768 * 2.0 * 4096 / 8);
     }
     SUBCASE("Llama-3-8B AdamW training needs 4 H100 with ZeRO-3") {
         // per GPU = (128.48 GB / n + 20.35 GB) · 1.05 + 1 GB: n=2 -> 89.8 GB > 85.9; n=4 -> 56.1 GB
