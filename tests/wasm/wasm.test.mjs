@@ -25,20 +25,34 @@ function native(modelId, job) {
     if (k === 'flash_attention') args.push(v ? '--flash' : '--no-flash');
     else args.push('--' + k.replaceAll('_', '-'), String(v));
   }
-  return JSON.parse(execFileSync(cli, args, { encoding: 'utf8' }));
+  try {
+    return JSON.parse(execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  } catch (e) {
+    // Rejected input: exit status 2 and one line "vramcalc: error: <message>".
+    assert.equal(e.status, 2, e.stderr);
+    return { ok: false, message: e.stderr.replace(/^vramcalc: error: /, '').trim() };
+  }
 }
 
 test('wasm and native agree on every model in models.json', () => {
   let compared = 0;
+  let rejected = 0;
   for (const m of models) {
     for (const job of jobs) {
       const fromWasm = JSON.parse(vc.estimate(JSON.stringify(m.config), JSON.stringify(job)));
-      assert.equal(fromWasm.ok, true, `${m.id} ${JSON.stringify(job)}: ${JSON.stringify(fromWasm.error)}`);
-      assert.deepEqual(fromWasm, native(m.id, job), `${m.id} ${JSON.stringify(job)}`);
-      compared++;
+      const fromNative = native(m.id, job);
+      if (fromWasm.ok) {
+        assert.deepEqual(fromWasm, fromNative, `${m.id} ${JSON.stringify(job)}`);
+        compared++;
+      } else {
+        // Both reject, with the same message (e.g. GPT-2 XL's 25 heads cannot split over 2 GPUs).
+        assert.deepEqual({ ok: false, message: fromWasm.error.message }, fromNative);
+        rejected++;
+      }
     }
   }
-  assert.equal(compared, models.length * jobs.length);
+  assert.equal(compared + rejected, models.length * jobs.length);
+  assert.ok(compared > 0.9 * models.length * jobs.length, `${rejected} rejected`);
 });
 
 test('seed example from wasm: 16.06 GB of weights, training 6-10x', () => {
