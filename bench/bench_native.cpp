@@ -1,8 +1,8 @@
 // Native benchmark: nanoseconds per estimate over every model in models.json.
-// Three levels are timed: the per-GPU numbers alone, estimate() on a
-// prepared model (numbers, explanation texts and the GPU fit table: what the
-// CLI does after parsing) and estimate_request() with JSON text in and out
-// (what the page does through WebAssembly on every input change).
+// Four levels are timed: the per-GPU numbers alone; with the GPU fit table;
+// estimate() with the explanation texts too (what the CLI does after
+// parsing); and estimate_request() with JSON text in and out (what the page
+// does through WebAssembly on every input change).
 // usage: vramcalc_bench [models.json] [rounds]
 #include <chrono>
 #include <cstdio>
@@ -23,7 +23,7 @@ const char* kJobs[] = {
     R"({})",
     R"({"mode":"train","checkpointing":"full","batch":4,"seq":2048})",
     R"({"mode":"qlora","lora_rank":64})",
-    R"({"mode":"train","gpus":64,"zero":3,"tp":4,"optimizer":"adam_8bit"})",
+    R"({"mode":"train","gpus":64,"zero":3,"pp":4,"optimizer":"adam_8bit"})",
 };
 
 template <class F>
@@ -63,10 +63,20 @@ int main(int argc, char** argv) {
         for (const auto& m : models)
             for (const auto& j : jobs) sink += compute_breakdown(m, j).total();
     }, calls, rounds);
+    const double fit_ns = ns_per_call([&] {
+        for (const auto& m : models)
+            for (const auto& j : jobs) sink += estimate(m, j, false).fits.size();
+    }, calls, rounds);
     const double core_ns = ns_per_call([&] {
         for (const auto& m : models)
             for (const auto& j : jobs) sink += estimate(m, j).breakdown.total();
     }, calls, rounds);
+    for (const auto& c : config_texts)  // every timed call must be a real estimate, not a quick rejection
+        for (const char* j : kJobs)
+            if (estimate_request(c, j).rfind("{\"ok\":true", 0) != 0) {
+                std::fprintf(stderr, "bench job rejected: %s\n", j);
+                return 1;
+            }
     size_t bytes = 0;
     const double json_ns = ns_per_call([&] {
         for (const auto& c : config_texts)
@@ -75,7 +85,8 @@ int main(int argc, char** argv) {
 
     std::printf("models: %zu, jobs per model: %zu, rounds: %d (best round reported)\n", models.size(), jobs.size(), rounds);
     std::printf("compute_breakdown(): numbers only     %8.0f ns per estimate\n", numbers_ns);
-    std::printf("estimate(): + explanations, GPU fit   %8.0f ns per estimate\n", core_ns);
+    std::printf("estimate(explain=false): + GPU fit    %8.0f ns per estimate\n", fit_ns);
+    std::printf("estimate(): + explanation texts       %8.0f ns per estimate\n", core_ns);
     std::printf("estimate_request() JSON text in/out:  %8.0f ns per estimate\n", json_ns);
     return sink > 0 && bytes > 0 ? 0 : 1;
 }

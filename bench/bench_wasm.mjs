@@ -14,8 +14,14 @@ const jobs = [
   '{}',
   '{"mode":"train","checkpointing":"full","batch":4,"seq":2048}',
   '{"mode":"qlora","lora_rank":64}',
-  '{"mode":"train","gpus":64,"zero":3,"tp":4,"optimizer":"adam_8bit"}',
+  '{"mode":"train","gpus":64,"zero":3,"pp":4,"optimizer":"adam_8bit"}',
 ];
+
+// Every timed call must be a real estimate, not a quick rejection.
+for (const m of models) for (const j of jobs) {
+  const r = JSON.parse(vc.estimate(m, j));
+  if (!r.ok) throw new Error(`bench job rejected: ${r.error.message}`);
+}
 
 let best = Infinity;
 let bytes = 0;
@@ -34,7 +40,7 @@ const size = (files) => {
 const core = size(['vramcalc.wasm', 'vramcalc.js']);
 const page = size(['vramcalc.wasm', 'vramcalc.js', 'index.html', 'style.css', 'parts.css', 'app.js', 'render.js',
   'vramcalc-client.js', 'widget.js', 'models.json']);
-console.log(`models: ${models.length}, jobs per model: ${jobs.length}, rounds: ${rounds} (best round reported; ${bytes > 0 ? 'ok' : 'no output'})`);
+console.log(`models: ${models.length}, jobs per model: ${jobs.length}, rounds: ${rounds} (best round reported, ${(bytes / rounds / 1024).toFixed(0)} KiB of JSON per round)`);
 console.log(`wasm estimate (JSON in/out): ${best.toFixed(1)} µs per estimate`);
 console.log(`wasm + loader:      ${(core.raw / 1024).toFixed(1)} KiB raw, ${(core.gzip / 1024).toFixed(1)} KiB gzip`);
 console.log(`whole page payload: ${(page.raw / 1024).toFixed(1)} KiB raw, ${(page.gzip / 1024).toFixed(1)} KiB gzip`);

@@ -510,6 +510,42 @@ std::vector<GpuFit> fit_gpus(const Plan& p, double per_gpu_total) {
     return fits;
 }
 
+// The sentences under the breakdown: what the numbers mean for this job.
+std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
+    const Model& m = plan.m;
+    const Job& job = plan.job;
+    std::vector<std::string> notes;
+    const double P = m.params.total;
+    if (m.config.is_moe())
+        notes.push_back("Mixture of experts: all " + count(m.config.experts) + " experts per MoE layer stay in memory (" +
+                          params_text(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
+                          " of them (" + params_text(m.params.active) + " active): memory follows the total, compute the active.");
+    if (job.mode == Mode::Train) {
+        const Breakdown one_gpu = breakdown_for(plan, Layout{}, false);
+        const auto& by = one_gpu.bytes;
+        const double states = (by[kWeights] + by[kGradients] + by[kOptimizer]) / P;
+        notes.push_back("Full training keeps " + plain_number(states) + " bytes of model state per parameter "
+                          "(weights + gradients + optimizer) against " + plain_number(e.weights_reference_bytes / P) +
+                          " for the weights alone; with activations and overhead that is " +
+                          printf_text("%.1f", e.ratio_to_weights) + " × the raw weights (" + gb_text(e.weights_reference_bytes) + ").");
+    }
+    if (uses_adapters(job))
+        notes.push_back("LoRA rank " + count(job.lora_rank) + " on " + job.lora_targets + ": " +
+                          params_text(e.trainable_params) + " trainable params (" +
+                          printf_text("%.2f%%", 100 * e.trainable_params / P) + " of the model); the frozen base needs no gradients or optimizer state.");
+    if (!trains(job) && e.layout.gpus > 1)
+        notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
+                          " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");
+    if (!trains(job) && job.zero > 0) notes.push_back("ZeRO applies to training only; ignored for inference.");
+    if (trains(job) && e.layout.pp > 1)
+        notes.push_back("Pipeline parallel (1F1B): the first stage holds activations of " + count(e.layout.pp) +
+                          " micro-batches of L/" + count(e.layout.pp) + " layers, as much as the whole model's for one.");
+    if (trains(job) && e.layout.dp > 1)
+        notes.push_back("batch is the micro-batch per GPU; the global batch is " + count(job.batch * e.layout.dp) + ".");
+    if (m.config.family == Family::Explicit) notes.push_back("Parameter count given explicitly (num_parameters).");
+    return notes;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- public
@@ -593,45 +629,17 @@ Breakdown compute_breakdown(const Model& m, const Job& job, bool explain) {
     return breakdown_for(make_plan(m, job), resolve_layout(m, job), explain);
 }
 
-Estimate estimate(const Model& m, const Job& job) {
+Estimate estimate(const Model& m, const Job& job, bool explain) {
     Estimate e;
     e.params = m.params;
     e.layout = resolve_layout(m, job);
     const Plan plan = make_plan(m, job);
     e.trainable_params = plan.trainable;
-    e.breakdown = breakdown_for(plan, e.layout, true);
+    e.breakdown = breakdown_for(plan, e.layout, explain);
     e.weight_format_label = plan.weights.label;
     e.weights_reference_bytes = base_weights_bytes(plan, nullptr);
     e.ratio_to_weights = e.breakdown.total() * static_cast<double>(e.layout.gpus) / e.weights_reference_bytes;
-
-    const double P = m.params.total;
-    if (m.config.is_moe())
-        e.notes.push_back("Mixture of experts: all " + count(m.config.experts) + " experts per MoE layer stay in memory (" +
-                          params_text(P) + " params), but a token uses only " + count(m.config.experts_per_token) +
-                          " of them (" + params_text(m.params.active) + " active): memory follows the total, compute the active.");
-    if (job.mode == Mode::Train) {
-        const Breakdown one_gpu = breakdown_for(plan, Layout{}, false);
-        const auto& by = one_gpu.bytes;
-        const double states = (by[kWeights] + by[kGradients] + by[kOptimizer]) / P;
-        e.notes.push_back("Full training keeps " + plain_number(states) + " bytes of model state per parameter "
-                          "(weights + gradients + optimizer) against " + plain_number(e.weights_reference_bytes / P) +
-                          " for the weights alone; with activations and overhead that is " +
-                          printf_text("%.1f", e.ratio_to_weights) + " × the raw weights (" + gb_text(e.weights_reference_bytes) + ").");
-    }
-    if (uses_adapters(job))
-        e.notes.push_back("LoRA rank " + count(job.lora_rank) + " on " + job.lora_targets + ": " +
-                          params_text(e.trainable_params) + " trainable params (" +
-                          printf_text("%.2f%%", 100 * e.trainable_params / P) + " of the model); the frozen base needs no gradients or optimizer state.");
-    if (!trains(job) && e.layout.gpus > 1)
-        e.notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
-                          " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");
-    if (!trains(job) && job.zero > 0) e.notes.push_back("ZeRO applies to training only; ignored for inference.");
-    if (trains(job) && e.layout.pp > 1)
-        e.notes.push_back("Pipeline parallel (1F1B): the first stage holds activations of " + count(e.layout.pp) +
-                          " micro-batches of L/" + count(e.layout.pp) + " layers, as much as the whole model's for one.");
-    if (trains(job) && e.layout.dp > 1)
-        e.notes.push_back("batch is the micro-batch per GPU; the global batch is " + count(job.batch * e.layout.dp) + ".");
-    if (m.config.family == Family::Explicit) e.notes.push_back("Parameter count given explicitly (num_parameters).");
+    if (explain) e.notes = notes_for(plan, e);
     e.fits = fit_gpus(plan, e.breakdown.total());
     return e;
 }

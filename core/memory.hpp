@@ -91,8 +91,9 @@ struct Estimate {
 
 // Per-GPU memory only (numbers, no text): the hot path used for GPU fitting.
 Breakdown compute_breakdown(const Model& model, const Job& job, bool explain = false);
-// Breakdown with explanations, ratio, notes and the GPU fit table.
-Estimate estimate(const Model& model, const Job& job);
+// Breakdown, ratio and the GPU fit table; with `explain`, also the
+// explanation of every term and the notes.
+Estimate estimate(const Model& model, const Job& job, bool explain = true);
 
 // Trainable parameters for the job (all for full training, adapters for LoRA).
 double trainable_params(const Model& model, const Job& job);
