@@ -1,6 +1,6 @@
 // WebAssembly benchmark under Node: microseconds per estimate through the
-// same Embind call the page makes (JSON text in, JSON text out), over every
-// model in models.json; plus the payload a browser downloads, raw and gzip.
+// Embind calls the page makes, over every model in models.json × 4 jobs;
+// plus the payload a browser downloads, raw and gzip.
 // usage: node bench/bench_wasm.mjs [rounds]
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -23,13 +23,29 @@ for (const m of models) for (const j of jobs) {
   if (!r.ok) throw new Error(`bench job rejected: ${r.error.message}`);
 }
 
-let best = Infinity;
-let bytes = 0;
+const decoder = new TextDecoder();
+const paths = {
+  // What the page does: the config crosses once per model (useConfig), the
+  // answer comes back as bytes decoded natively (estimateView).
+  'page path: useConfig once per model + estimateView + decode': (m, j, first) => {
+    if (first) vc.useConfig(m);
+    return decoder.decode(vc.estimateView(j));
+  },
+  'estimate(config, job): strings in and out on every call': (m, j) => vc.estimate(m, j),
+  'page path + JSON.parse of the answer in JavaScript': (m, j, first) => {
+    if (first) vc.useConfig(m);
+    return JSON.parse(decoder.decode(vc.estimateView(j)));
+  },
+};
+// Rounds interleave the paths so a slow moment of the machine hits all alike.
+const best = {};
 for (let r = 0; r < rounds; r++) {
-  const start = process.hrtime.bigint();
-  for (const m of models) for (const j of jobs) bytes += vc.estimate(m, j).length;
-  const us = Number(process.hrtime.bigint() - start) / 1000 / (models.length * jobs.length);
-  best = Math.min(best, us);
+  for (const [name, call] of Object.entries(paths)) {
+    const start = process.hrtime.bigint();
+    for (const m of models) jobs.forEach((j, i) => call(m, j, i === 0));
+    const us = Number(process.hrtime.bigint() - start) / 1000 / (models.length * jobs.length);
+    best[name] = Math.min(best[name] ?? Infinity, us);
+  }
 }
 
 const web = path.join(repo, 'web');
@@ -39,8 +55,8 @@ const size = (files) => {
 };
 const core = size(['vramcalc.wasm', 'vramcalc.js']);
 const page = size(['vramcalc.wasm', 'vramcalc.js', 'index.html', 'style.css', 'parts.css', 'app.js', 'render.js',
-  'vramcalc-client.js', 'widget.js', 'models.json']);
-console.log(`models: ${models.length}, jobs per model: ${jobs.length}, rounds: ${rounds} (best round reported, ${(bytes / rounds / 1024).toFixed(0)} KiB of JSON per round)`);
-console.log(`wasm estimate (JSON in/out): ${best.toFixed(1)} µs per estimate`);
+  'vramcalc-client.js', 'core-api.mjs', 'widget.js', 'models.json']);
+console.log(`models: ${models.length}, jobs per model: ${jobs.length}, rounds: ${rounds} (best round reported)`);
+for (const [name, us] of Object.entries(best)) console.log(`${us.toFixed(1).padStart(6)} µs per estimate  ${name}`);
 console.log(`wasm + loader:      ${(core.raw / 1024).toFixed(1)} KiB raw, ${(core.gzip / 1024).toFixed(1)} KiB gzip`);
 console.log(`whole page payload: ${(page.raw / 1024).toFixed(1)} KiB raw, ${(page.gzip / 1024).toFixed(1)} KiB gzip`);

@@ -1,5 +1,7 @@
 #include "api.hpp"
 
+#include <optional>
+
 
 #include "errors.hpp"
 #include "gpus.hpp"
@@ -76,6 +78,13 @@ const Model& model_for(const std::string& config_json) {
         valid = true;
     }
     return last_model;
+}
+
+std::string counts_answer(const Model& model) {
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_counts(w.key("model"), model);
+    return w.end_object().str();
 }
 
 // GPU capacity texts never change: written once, not on every estimate.
@@ -170,12 +179,38 @@ std::string estimate_request(const std::string& config_json, const std::string& 
 }
 
 std::string inspect_config(const std::string& config_json) {
-    return guarded([&] {
-        JsonWriter w;
-        w.begin_object().field("ok", true);
-        write_counts(w.key("model"), model_for(config_json));
-        return w.end_object().str();
+    return guarded([&] { return counts_answer(model_for(config_json)); });
+}
+
+namespace {
+
+// The model chosen by use_config, or the error that rejected its config.
+struct CurrentModel {
+    std::optional<Model> model;
+    std::string error = error_json("config", "config: no model chosen yet");
+};
+thread_local CurrentModel current;
+
+}  // namespace
+
+std::string use_config(const std::string& config_json) {
+    current = CurrentModel{};
+    const std::string answer = guarded([&] {
+        current.model = prepare_model(parse_config_text(config_json));
+        return counts_answer(*current.model);
     });
+    if (!current.model) current.error = answer;
+    return answer;
+}
+
+const std::string& estimate_current(const std::string& job_json) {
+    thread_local std::string answer;
+    if (!current.model) return current.error;
+    answer = guarded([&] {
+        const Job job = parse_job(parse_json_text(job_json, "job"));
+        return estimate_json(*current.model, job, estimate(*current.model, job));
+    });
+    return answer;
 }
 
 std::string models_summary(const std::string& models_json) {

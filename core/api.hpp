@@ -30,6 +30,14 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
 std::string estimate_request(const std::string& config_json, const std::string& job_json);
 // {"ok":true,"model":{counts}} or the same error shape; for a pasted config.
 std::string inspect_config(const std::string& config_json);
+
+// The page's path. Embind copies strings byte by byte in JavaScript, so the
+// config crosses into the core once per model rather than on every input
+// change: use_config answers like inspect_config and remembers the model (or
+// its error); estimate_current answers like estimate_request for it. The
+// returned text stays valid until the next call.
+std::string use_config(const std::string& config_json);
+const std::string& estimate_current(const std::string& job_json);
 // {"ok":true,"models":[{id,name,hf_id,params_total,params_active,config}]} for the model picker.
 std::string models_summary(const std::string& models_json);
 std::string gpus_json();

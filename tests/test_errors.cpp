@@ -145,3 +145,18 @@ TEST_CASE("JSON numbers: whole, fractional at every magnitude, and rejected non-
     w.begin_object();
     CHECK_THROWS_WITH(w.field("share", std::nan("")), doctest::Contains("non-finite number for 'share'"));
 }
+
+TEST_CASE("the page's path (use_config + estimate_current) answers exactly like estimate_request") {
+    const std::string llama = test::fixture("llama-3-8b.config.json");
+    const std::string job = R"({"mode":"train","gpus":8,"zero":3})";
+    CHECK(json::parse(use_config(llama))["model"]["params_total"] == 8'030'261'248.0);
+    CHECK(estimate_current(job) == estimate_request(llama, job));
+    CHECK(estimate_current("{}") == estimate_request(llama, "{}"));
+    // A rejected config is remembered: every estimate answers with its error.
+    const json bad = json::parse(use_config(test::fixture("unknown-arch.config.json")));
+    CHECK(bad["error"]["field"] == "config.model_type");
+    CHECK(json::parse(estimate_current(job)) == bad);
+    // A bad job is reported for the current model.
+    use_config(llama);
+    CHECK(json::parse(estimate_current(R"({"batch":0})"))["error"]["field"] == "job.batch");
+}

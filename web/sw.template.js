@@ -5,7 +5,7 @@
 const VERSION = '__VERSION__';
 const CACHE = `vramcalc-${VERSION}`;
 const FILES = [
-  './', 'index.html', 'style.css', 'parts.css', 'app.js', 'render.js', 'vramcalc-client.js', 'widget.js',
+  './', 'index.html', 'style.css', 'parts.css', 'app.js', 'render.js', 'vramcalc-client.js', 'core-api.mjs', 'widget.js',
   'vramcalc.js', 'vramcalc.wasm', 'models.json', 'manifest.webmanifest', 'embed-demo.html',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
 ];

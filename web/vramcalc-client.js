@@ -1,6 +1,8 @@
 // Loads the C++ core (WebAssembly) once and talks JSON with it. Shared by the
 // page (app.js) and the <vram-calc> widget (widget.js). No arithmetic here:
 // every number comes back from the core.
+import { coreApi } from './core-api.mjs';
+
 const base = new URL('./', import.meta.url);
 let corePromise = null;
 let modelsPromise = null;
@@ -53,8 +55,11 @@ export function jobValue(raw, defaultValue) {
   return raw;
 }
 
+// One fast caller per page: the page and every widget on it share the core.
+let api = null;
 export function estimate(core, configText, job) {
-  return JSON.parse(core.estimate(configText, JSON.stringify(job)));
+  api ??= coreApi(core);
+  return api.estimate(configText, job);
 }
 
 // The training/inference counterpart shown beside the chosen job: inference

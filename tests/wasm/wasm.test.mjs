@@ -6,10 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadVramcalc, repo } from './load_wasm.mjs';
+import { coreApi } from '../../web/core-api.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const models = JSON.parse(readFileSync(path.join(repo, 'models.json'), 'utf8')).models;
 const vc = await loadVramcalc();
+const fast = coreApi(vc);  // the page's path: useConfig once per model + estimateView
 
 const jobs = [
   {},
@@ -34,12 +36,13 @@ function native(modelId, job) {
   }
 }
 
-test('wasm and native agree on every model in models.json', () => {
+test('wasm (both paths) and native agree on every model in models.json', () => {
   let compared = 0;
   let rejected = 0;
   for (const m of models) {
     for (const job of jobs) {
       const fromWasm = JSON.parse(vc.estimate(JSON.stringify(m.config), JSON.stringify(job)));
+      assert.deepEqual(fast.estimate(JSON.stringify(m.config), job), fromWasm, `page path, ${m.id}`);
       const fromNative = native(m.id, job);
       if (fromWasm.ok) {
         assert.deepEqual(fromWasm, fromNative, `${m.id} ${JSON.stringify(job)}`);
