@@ -95,11 +95,19 @@ function modelName() {
   return models.find((m) => m.id === source.modelId)?.name ?? source.modelId;
 }
 
+// The control to outline for an error's field: a job field's own input, or
+// wherever the model came from for config errors.
+function controlFor(field) {
+  if (field.startsWith('job.')) return $(field.slice(4));
+  if (field === 'model' || field.startsWith('config')) {
+    return { paste: $('config-text'), hub: $('hub-id'), catalog: $('model') }[source.kind];
+  }
+  return null;
+}
+
 function markInvalid(field) {
   for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-  const id = field.startsWith('job.') ? field.slice(4) : field === 'model' ? 'model' : null;
-  const target = id && $(id) ? $(id) : field.startsWith('config') ? (source.kind === 'paste' ? $('config-text') : source.kind === 'hub' ? $('hub-id') : $('model')) : null;
-  if (target) target.setAttribute('aria-invalid', 'true');
+  controlFor(field)?.setAttribute('aria-invalid', 'true');
 }
 
 function showError(message, field) {
