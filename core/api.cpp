@@ -2,7 +2,6 @@
 
 #include <optional>
 
-
 #include "errors.hpp"
 #include "gpus.hpp"
 #include "json_text.hpp"
@@ -242,20 +241,20 @@ std::string options_json() {
     JsonWriter w;
     w.begin_object();
     write_job(w.key("defaults"), Job{});
-    auto list = [&](const char* name, std::initializer_list<const char*> values) {
+    auto list = [&](const char* name, const std::vector<const char*>& values) {
         w.key(name).begin_array();
         for (const char* v : values) w.value(v);
         w.end_array();
     };
-    list("modes", {"inference", "train", "lora", "qlora"});
+    list("modes", mode_names());
     w.key("dtypes").begin_array();
     for (const NumberFormat& f : all_formats())
         w.begin_object().field("id", f.name).field("label", f.label).field("bits", f.bits)
             .field("trainable", f.trainable).end_object();
     w.end_array();
-    list("kv_dtypes", {"auto", "fp32", "fp16", "bf16", "fp8", "int8"});
-    list("optimizers", {"adamw", "sgd", "sgd_momentum", "adam_8bit", "adafactor"});
-    list("checkpointing", {"none", "selective", "full"});
+    list("kv_dtypes", kv_format_names());
+    list("optimizers", optimizer_names());
+    list("checkpointing", checkpointing_names());
     return w.end_object().str();
 }
 

@@ -48,4 +48,11 @@ const NumberFormat& find_format(const std::string& name, const std::string& fiel
 
 bool is_kv_format(const NumberFormat& f) { return f.bits == 32 || f.bits == 16 || f.bits == 8; }
 
+std::vector<const char*> kv_format_names() {
+    std::vector<const char*> names = {"auto"};
+    for (const auto& f : kFormats)
+        if (is_kv_format(f)) names.push_back(f.name);
+    return names;
+}
+
 }  // namespace vramcalc

@@ -19,5 +19,6 @@ const NumberFormat& find_format(const std::string& name, const std::string& fiel
 std::string format_names();
 const std::vector<NumberFormat>& all_formats();
 bool is_kv_format(const NumberFormat& f);  // formats inference engines offer for the KV cache
+std::vector<const char*> kv_format_names();  // "auto" then every format is_kv_format accepts
 
 }  // namespace vramcalc

@@ -43,6 +43,13 @@ const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
 }
 
 template <class Enum, size_t N>
+std::vector<const char*> names_of(const Choice<Enum> (&choices)[N]) {
+    std::vector<const char*> names;
+    for (const auto& c : choices) names.push_back(c.name);
+    return names;
+}
+
+template <class Enum, size_t N>
 Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&choices)[N]) {
     std::string names;
     for (const auto& c : choices) {
@@ -172,8 +179,11 @@ Plan make_plan(const Model& m, const Job& job) {
     const NumberFormat* kv = nullptr;
     if (!trains(job)) {
         kv = job.kv_dtype == "auto" ? &compute : &find_format(job.kv_dtype, "job.kv_dtype");
-        if (!is_kv_format(*kv))
-            throw InputError("job.kv_dtype", "must be auto, fp32, fp16, bf16, fp8 or int8, got '" + job.kv_dtype + "'");
+        if (!is_kv_format(*kv)) {
+            std::string names;
+            for (const char* n : kv_format_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+            throw InputError("job.kv_dtype", "must be one of " + names + ", got '" + job.kv_dtype + "'");
+        }
     }
     return Plan{m, job, compute, weight_format(job), kv, trainable_params(m, job),
                 find_format(job.adapter_dtype, "job.adapter_dtype").bits / 8,
@@ -553,6 +563,9 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
 const char* mode_name(Mode mode) { return name_of(kModes, mode); }
 const char* optimizer_name(Optimizer o) { return name_of(kOptimizers, o); }
 const char* checkpointing_name(Checkpointing c) { return name_of(kCheckpointing, c); }
+std::vector<const char*> mode_names() { return names_of(kModes); }
+std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
+std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
 
 Job parse_job(const json& j) {
     if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + j.dump());

@@ -45,6 +45,10 @@ Job parse_job(const nlohmann::json& job);
 const char* mode_name(Mode mode);
 const char* optimizer_name(Optimizer optimizer);
 const char* checkpointing_name(Checkpointing c);
+// The names parse_job accepts for mode, optimizer and checkpointing.
+std::vector<const char*> mode_names();
+std::vector<const char*> optimizer_names();
+std::vector<const char*> checkpointing_names();
 
 // A model prepared once: config, tensors and counts.
 struct Model {
