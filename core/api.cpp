@@ -64,14 +64,14 @@ std::string required_string(const json& entry, const char* key, const std::strin
     return it->get<std::string>();
 }
 
-// The page asks twice per input change with the same config (the job and
-// its training/inference counterpart): parse a config text once.
+// Callers of estimate_request usually repeat a config across several jobs
+// (the CLI tests, the string path in wasm): parse a config text once.
 const Model& model_for(const std::string& config_json) {
     thread_local std::string last_text;
     thread_local Model last_model;
-    thread_local bool valid = false;
+    thread_local bool valid = false;  // false until a first config parsed
     if (!valid || config_json != last_text) {
-        valid = false;
+        // A throw leaves the previous text and model together, still valid.
         last_model = prepare_model(parse_config_text(config_json));
         last_text = config_json;
         valid = true;

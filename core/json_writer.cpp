@@ -19,31 +19,17 @@ void JsonWriter::separate() {
     }
 }
 
-void JsonWriter::open_container() {
+JsonWriter& JsonWriter::open(char bracket) {
+    separate();
     if (depth_ >= 64) throw std::runtime_error("JSON nested too deeply");
+    out_ += bracket;
     empty_bits_ |= uint64_t{1} << depth_;
     ++depth_;
+    return *this;
 }
 
-JsonWriter& JsonWriter::begin_object() {
-    separate();
-    out_ += '{';
-    open_container();
-    return *this;
-}
-JsonWriter& JsonWriter::end_object() {
-    out_ += '}';
-    --depth_;
-    return *this;
-}
-JsonWriter& JsonWriter::begin_array() {
-    separate();
-    out_ += '[';
-    open_container();
-    return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-    out_ += ']';
+JsonWriter& JsonWriter::close(char bracket) {
+    out_ += bracket;
     --depth_;
     return *this;
 }

@@ -10,10 +10,10 @@ namespace vramcalc {
 class JsonWriter {
 public:
     JsonWriter() { out_.reserve(8192); }  // an estimate is about 4 KB
-    JsonWriter& begin_object();
-    JsonWriter& end_object();
-    JsonWriter& begin_array();
-    JsonWriter& end_array();
+    JsonWriter& begin_object() { return open('{'); }
+    JsonWriter& end_object() { return close('}'); }
+    JsonWriter& begin_array() { return open('['); }
+    JsonWriter& end_array() { return close(']'); }
     JsonWriter& key(const char* name);
 
     JsonWriter& value(const std::string& text);
@@ -31,7 +31,8 @@ public:
 
 private:
     void separate();
-    void open_container();
+    JsonWriter& open(char bracket);
+    JsonWriter& close(char bracket);
     void write_string(const char* text);
     std::string out_;
     // One bit per open container (nesting depth < 64): set while it has no element yet.
