@@ -154,6 +154,35 @@ void parse_mla(const json& c, ModelConfig& m) {
     m.v_head_dim = read_count(c, {"v_head_dim"}, kMaxHidden, true);
 }
 
+double read_fraction(const json& config, std::initializer_list<const char*> keys, double fallback) {
+    const char* key = present_key(config, keys);
+    return key ? number_field(config.at(key), field_name(key), 0, 1) : fallback;
+}
+
+// Norm, MLP shape, activation function and dropout: what decides the tensors
+// a block saves for backward.
+// - GPT-2 (transformers models/gpt2/configuration_gpt2.py): LayerNorm, plain
+//   MLP with activation_function "gelu_new" (NewGELUActivation, a Python
+//   composite of pow/tanh/mul), attn_pdrop = resid_pdrop = 0.1 by default.
+// - GPT-NeoX: LayerNorm, plain MLP, hidden_act "gelu" (one op),
+//   attention_dropout / hidden_dropout (0.0 in Pythia's configs).
+// - Llama-like and DeepSeek: RMSNorm, gated MLP; hidden_act "silu", Gemma
+//   "gelu_pytorch_tanh" (one op); attention_dropout 0.0 by default.
+void parse_block_kind(const json& c, ModelConfig& m) {
+    if (m.family == Family::Gpt2 || m.family == Family::GptNeoX) {
+        m.norm = NormKind::LayerNorm;
+        m.gated_mlp = false;
+    }
+    const char* act_key = present_key(c, {"hidden_act", "activation_function", "hidden_activation"});
+    const std::string act = act_key ? text_field(c.at(act_key), field_name(act_key))
+                                    : (m.family == Family::Gpt2 ? "gelu_new" : m.gated_mlp ? "silu" : "gelu");
+    m.activation = act == "gelu_new" ? Activation::GeluTanhComposite
+                   : (act == "silu" || act == "swish") ? Activation::Silu : Activation::Gelu;
+    const double gpt2_default = m.family == Family::Gpt2 ? 0.1 : 0.0;
+    m.attention_dropout = read_fraction(c, {"attn_pdrop", "attention_dropout", "attention_probs_dropout_prob"}, gpt2_default);
+    m.hidden_dropout = read_fraction(c, {"resid_pdrop", "hidden_dropout", "hidden_dropout_prob"}, gpt2_default);
+}
+
 // Multimodal configs (Gemma 3, Llama 4, ...) keep the language model under text_config.
 const json& language_model_config(const json& config) {
     auto it = config.find("text_config");
@@ -233,6 +262,8 @@ ModelConfig parse_config(const json& root) {
     m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe";
     m.norms_per_layer = (m.model_type == "gemma2" || m.model_type == "gemma3_text") ? 4 : 2;
 
+    m.context_length = read_count(c, {"max_position_embeddings", "n_positions", "seq_length"}, 100'000'000, false);
+    parse_block_kind(c, m);
     parse_moe(c, m);
     if (m.family == Family::DeepSeek) parse_mla(c, m);
     return m;

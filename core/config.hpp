@@ -17,9 +17,24 @@ enum class Family {
     Explicit,   // only a parameter count (and optionally dimensions) was given
 };
 
+// How a block computes, as far as memory is concerned: which tensors
+// autograd saves depends on these, not on the model's name.
+enum class NormKind { RMSNorm, LayerNorm };
+enum class Activation {
+    Silu,               // SwiGLU gate (Llama, Mistral, Qwen, DeepSeek)
+    Gelu,               // one fused op: torch gelu / gelu_pytorch_tanh (GPT-NeoX, Gemma)
+    GeluTanhComposite,  // "gelu_new" as HF writes it in Python: pow, tanh, mul, add (GPT-2)
+};
+
 struct ModelConfig {
     std::string model_type;
     Family family = Family::LlamaLike;
+    NormKind norm = NormKind::RMSNorm;
+    Activation activation = Activation::Silu;
+    bool gated_mlp = true;            // gate_proj · up_proj (SwiGLU/GeGLU) vs one up projection
+    double attention_dropout = 0;     // dropout on attention probabilities (GPT-2 attn_pdrop)
+    double hidden_dropout = 0;        // dropout after attention and MLP outputs (GPT-2 resid_pdrop)
+    int64_t context_length = 0;       // max_position_embeddings (0 = not stated)
 
     int64_t hidden = 0;        // hidden_size / n_embd
     int64_t layers = 0;        // num_hidden_layers / n_layer
