@@ -48,12 +48,22 @@ void write_counts(JsonWriter& w, const Model& m) {
 
 void write_job(JsonWriter& w, const Job& job) {
     w.begin_object();
-    w.field("mode", mode_name(job.mode)).field("dtype", job.dtype).field("optimizer", optimizer_name(job.optimizer));
+    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype->name);
+    w.field("precision", precision_name(job.precision)).field("optimizer", optimizer_name(job.optimizer));
+    w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
+    w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
+    w.field("fp32_gradients", job.fp32_gradients).field("grad_accum", job.grad_accum);
     w.field("batch", job.batch).field("seq", job.seq).field("checkpointing", checkpointing_name(job.checkpointing));
-    w.field("flash_attention", job.flash_attention).field("kv_dtype", job.kv_dtype);
-    w.field("lora_rank", job.lora_rank).field("lora_targets", job.lora_targets).field("adapter_dtype", job.adapter_dtype);
-    w.field("master_weights", job.master_weights).field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp);
-    w.field("zero", job.zero).field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
+    w.field("activation_offload", job.activation_offload).field("attention", attention_name(job.attention));
+    w.field("flash_attention", job.attention != Attention::Eager);
+    w.field("loss", loss_name(job.loss)).field("loss_chunks", job.loss_chunks).field("compile", job.compile);
+    w.field("kv_dtype", job.kv_dtype ? job.kv_dtype->name : "auto");
+    w.field("lora_rank", job.lora_rank).field("lora_targets", job.lora_targets).field("lora_dropout", job.lora_dropout);
+    w.field("adapter_dtype", job.adapter_dtype->name);
+    w.field("offload_optimizer", job.offload_optimizer).field("offload_params", job.offload_params);
+    w.field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp).field("cp", job.cp).field("zero", job.zero);
+    w.field("report", memory_kind_name(job.report));
+    w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     w.end_object();
 }
 

@@ -16,4 +16,8 @@ int64_t whole_field(const nlohmann::json& v, const std::string& field, int64_t m
 bool bool_field(const nlohmann::json& v, const std::string& field);
 std::string text_field(const nlohmann::json& v, const std::string& field);
 
+// A short description of a value for error messages: never recursive beyond
+// a few levels and never longer than about 80 characters.
+std::string describe_value(const nlohmann::json& v);
+
 }  // namespace vramcalc

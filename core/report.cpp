@@ -39,7 +39,7 @@ std::string format_report(const std::string& model_name, const Job& job, const E
                          static_cast<long long>(job.batch), static_cast<long long>(job.seq));
     if (job.mode != Mode::Inference)
         out += std::string(", ") + optimizer_name(job.optimizer) + ", checkpointing " + checkpointing_name(job.checkpointing);
-    out += job.flash_attention ? ", flash attention" : ", eager attention";
+    out += std::string(", ") + attention_name(job.attention) + " attention";
     out += printf_string(", %lld GPU(s) (DP %lld x TP %lld x PP %lld, ZeRO %d)\n\n", static_cast<long long>(e.layout.gpus),
                          static_cast<long long>(e.layout.dp), static_cast<long long>(e.layout.tp),
                          static_cast<long long>(e.layout.pp), e.layout.zero);

@@ -1,0 +1,297 @@
+#include "activations.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vramcalc {
+namespace {
+
+// Sizes of one block, per token, before dividing by TP. Bytes: B for the
+// compute dtype, R for the residual stream (fp32 under autocast).
+struct Shape {
+    double h, heads, kv_heads, head_dim, I, s, B, R;
+    bool train_all;     // full training: every weight needs its input saved
+    uint32_t lora;      // roles with adapters
+    double dropout;     // LoRA dropout
+    bool compile;
+    double rank;
+};
+
+Shape shape_of(const Plan& p) {
+    const ModelConfig& c = p.m.config;
+    const double B = p.compute.bits / 8;
+    const bool autocast = p.job.mode == Mode::Train && p.job.precision == Precision::Autocast;
+    const double heads = static_cast<double>(c.heads);
+    return {static_cast<double>(c.hidden), heads, static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads),
+            static_cast<double>(c.head_dim > 0 ? c.head_dim : c.hidden / std::max<int64_t>(1, c.heads)),
+            static_cast<double>(c.intermediate), static_cast<double>(p.job.seq), B, autocast ? 4.0 : B,
+            p.job.mode == Mode::Train, p.lora_roles, p.job.lora_dropout, p.job.compile,
+            static_cast<double>(p.job.lora_rank)};
+}
+
+// Does the linear with this role save its input? Full training: always (its
+// weight gradient needs it). Frozen weights save nothing (autograd saves an
+// input only for a gradient that is needed; measured in PyTorch 1.13 with a
+// frozen nn.Linear); a LoRA adapter's A matrix saves it.
+bool saves_input(const Shape& d, uint32_t role) { return d.train_all || (d.lora & role); }
+
+// The input of the linears with `roles`, of width `width`: saved once when
+// any of them needs it; with LoRA dropout every adapter keeps its own mask
+// (1 byte) and dropped copy instead (PEFT lora_dropout is per module), and
+// lora_B keeps the rank-r output of lora_A.
+double linear_inputs(const Shape& d, uint32_t roles, int n_roles_targeted, double width) {
+    double bytes = 0;
+    const bool adapters = (d.lora & roles) != 0;
+    if (d.train_all || (adapters && d.dropout == 0)) bytes += width * d.B;
+    if (adapters) bytes += n_roles_targeted * ((d.dropout > 0 ? width * (d.B + 1) : 0) + d.rank * d.B);
+    return bytes;
+}
+
+int targeted(const Shape& d, std::initializer_list<uint32_t> roles) {
+    int n = 0;
+    for (uint32_t r : roles) n += (d.lora & r) != 0;
+    return n;
+}
+
+// A norm over `width` values of the residual stream. RMSNorm as Hugging Face
+// writes it (modeling_llama.py LlamaRMSNorm): x.to(float32), pow(2).mean,
+// rsqrt, multiply, cast back, times weight: saves the fp32 copy (4 bytes) and
+// the fp32 rstd, and the normalized 16-bit value when the weight trains
+// (mean's saved input is not counted: PyTorch >= 2 saves only its size).
+// LayerNorm (native_layer_norm) saves its input, mean and rstd.
+// torch.compile fuses it: input and rstd only.
+double norm_bytes(const Plan& p, const Shape& d, double width) {
+    const bool trains_weight = d.train_all;
+    if (d.compile) return width * d.R + 4;
+    if (p.m.config.norm == NormKind::LayerNorm) return width * d.R + 8;
+    return width * 4 + 4 + (trains_weight ? width * (d.R == 4 ? 4 : d.B) : 0);
+}
+
+// Scores of eager attention per token: `heads` rows of s keys.
+double eager_scores(const Plan& p, const Shape& d, double heads) {
+    const double n = heads * d.s;
+    const double dropout = p.m.config.attention_dropout;
+    // Llama-like models compute softmax in fp32 and cast back (HF eager_attention_forward);
+    // GPT-2 / GPT-NeoX keep the model dtype.
+    const bool fp32_softmax = p.m.config.norm == NormKind::RMSNorm;
+    double bytes = n * (fp32_softmax ? 4 : d.B);
+    const bool copy = fp32_softmax && d.B != 4;
+    if (dropout > 0) bytes += n * (1 + d.B);  // mask + dropped probabilities saved by the ·v matmul
+    else if (copy) bytes += n * d.B;          // the cast-back probabilities saved by the ·v matmul
+    return bytes;
+}
+
+// Multi-head or grouped-query attention with RoPE (Llama-like); the
+// attention core (scores, softmax, output, logsumexp) is also recorded apart
+// for selective recomputation.
+void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
+    const double hq = d.heads * d.head_dim, hk = d.kv_heads * d.head_dim;
+    a.add("attention input (q/k/v)", linear_inputs(d, kRoleQ | kRoleK | kRoleV, targeted(d, {kRoleQ, kRoleK, kRoleV}), d.h));
+    const Attention kernel = p.job.attention;
+    // q after RoPE; RoPE's multiplies save only cos/sin, shared by all layers.
+    double qkv = hq * d.B;
+    // HF sdpa and eager (repeat_kv) and torchtune expand k and v to every head;
+    // flash-attn 2 takes them at kv-head width.
+    const double kv_width = (kernel == Attention::Flash || d.kv_heads == d.heads) ? hk : hq;
+    qkv += 2 * kv_width * d.B;
+    a.add("q, k, v", qkv);
+    double core = 0;
+    if (kernel == Attention::Eager) core = eager_scores(p, d, d.heads);
+    else core = hq * d.B + d.heads * 4;  // output + fp32 logsumexp (flash-attn 2 / SDPA backward inputs)
+    a.add("attention core", core);
+    a.attention_core += core;
+    // o_proj's input: flash-attn's output layout makes it a view of the saved
+    // output; SDPA and eager transpose it into a new tensor.
+    double o_in = linear_inputs(d, kRoleO, targeted(d, {kRoleO}), hq);
+    const bool plain_input_saved = d.train_all || ((d.lora & kRoleO) && d.dropout == 0);
+    if (kernel == Attention::Flash && plain_input_saved) o_in -= hq * d.B;
+    a.add("o_proj input", o_in);
+}
+
+// GPT-2 / GPT-NeoX: fused QKV projection. GPT-2 saves q, k, v as views of the
+// fused output (its whole storage, 3h); NeoX rotates q and k into new tensors
+// and keeps v as a view of the fused output.
+void fused_attention(const Plan& p, const Shape& d, BlockActivations& a) {
+    a.add("attention input (qkv)", linear_inputs(d, kRoleQkv, targeted(d, {kRoleQkv}), d.h));
+    const bool gpt2 = p.m.config.family == Family::Gpt2;
+    a.add("q, k, v", gpt2 ? 3 * d.h * d.B : (3 + 2) * d.h * d.B);
+    double core = p.job.attention == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
+    a.add("attention core", core);
+    a.attention_core += core;
+    a.add("attention output projection input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), d.h));
+}
+
+// DeepSeek multi-head latent attention (DeepSeek-V2 paper §2.1; HF
+// modeling_deepseek_v3.py): q and kv go through normed low-rank latents, the
+// attention kernel sees concatenated nope + rope heads.
+void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
+    const ModelConfig& c = p.m.config;
+    const double heads = d.heads, qk = static_cast<double>(c.qk_nope_head_dim + c.qk_rope_head_dim);
+    const double dv = static_cast<double>(c.v_head_dim), rq = static_cast<double>(c.q_lora_rank);
+    const double rkv = static_cast<double>(c.kv_lora_rank);
+    a.add("attention input", linear_inputs(d, kRoleQLatent | kRoleKvLatent | kRoleQ, targeted(d, {kRoleQLatent, kRoleKvLatent, kRoleQ}), d.h));
+    double latents = norm_bytes(p, d, rkv) + linear_inputs(d, kRoleKvUp, targeted(d, {kRoleKvUp}), rkv);
+    if (rq > 0) latents += norm_bytes(p, d, rq) + linear_inputs(d, kRoleQUp, targeted(d, {kRoleQUp}), rq);
+    a.add("q/kv latents", latents);
+    // query and key: cat(nope, rope) per head; v stays a view of kv_b_proj's output (nope + v per head).
+    a.add("q, k, v", (2 * heads * qk + heads * (static_cast<double>(c.qk_nope_head_dim) + dv)) * d.B);
+    double core = p.job.attention == Attention::Eager ? eager_scores(p, d, heads) : heads * dv * d.B + heads * 4;
+    a.add("attention core", core);
+    a.attention_core += core;
+    a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv));
+}
+
+// One gated (SwiGLU/GeGLU) MLP of width I over `copies` tokens per token: the
+// activation saves its input g, the product saves act(g) and u, down_proj
+// saves the product. torch.compile recomputes act(g) from g.
+double gated_mlp(const Shape& d, double I, bool expert) {
+    const uint32_t e = expert ? kRoleExpert : 0;
+    const bool down = d.train_all || ((d.lora & kRoleDown) && (!expert || (d.lora & kRoleExpert)));
+    double bytes = (d.compile ? 2 : 3) * I * d.B;  // g, act(g), u
+    if (down) bytes += I * d.B;                    // the product, down_proj's input
+    if ((d.lora & kRoleDown) && (!expert || (d.lora & e))) bytes += d.rank * d.B;
+    return bytes;
+}
+
+void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
+    const ModelConfig& c = p.m.config;
+    if (c.gated_mlp) {
+        a.add("MLP input", linear_inputs(d, kRoleGate | kRoleUp, targeted(d, {kRoleGate, kRoleUp}), d.h));
+        a.add("MLP gate/up/product", gated_mlp(d, d.I, false));
+        return;
+    }
+    a.add("MLP input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
+    // GELU: one op saves its input; GPT-2's gelu_new is a Python composite
+    // (pow, tanh, 0.5·x, 1 + tanh) that saves four I-wide tensors.
+    const double act = d.compile ? 1 : c.activation == Activation::GeluTanhComposite ? 4 : 1;
+    a.add("MLP activation", act * d.I * d.B);
+    a.add("MLP output projection input", linear_inputs(d, kRoleDown, targeted(d, {kRoleDown}), d.I));
+}
+
+// Mixture of experts as HF writes it (modeling_mixtral.py MixtralSparseMoeBlock,
+// modeling_deepseek_v3.py): router probabilities in fp32, every routed token
+// copied to its expert (k copies per token), each copy's SwiGLU
+// intermediates, and its output kept by the multiply with its routing weight.
+void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
+    const ModelConfig& c = p.m.config;
+    const double E = static_cast<double>(c.experts), k = static_cast<double>(c.experts_per_token);
+    const double Ie = static_cast<double>(c.moe_intermediate);
+    a.add("MLP input", d.train_all ? d.h * d.B : 0);
+    // DeepSeek-V3's router runs in fp32 on an fp32 copy of the input.
+    const bool fp32_router = c.model_type == "deepseek_v3";
+    a.add("router", E * 4 + k * 12 + (fp32_router && d.train_all ? d.h * 4 : 0));
+    const bool expert_inputs = d.train_all || (d.lora & kRoleExpert);
+    a.add("routed token copies", k * ((expert_inputs ? d.h * d.B : 0) + d.h * d.B));
+    a.add("expert intermediates", k * gated_mlp(d, Ie, true));
+    const double shared = static_cast<double>(c.moe_intermediate * c.shared_experts + c.shared_expert_intermediate);
+    if (shared > 0) a.add("shared experts", gated_mlp(d, shared, false));
+}
+
+}  // namespace
+
+void BlockActivations::add(const char* name, double bytes) {
+    if (bytes <= 0 || count >= static_cast<int>(parts.size())) return;
+    parts[count++] = {name, bytes};
+    total += bytes;
+}
+
+BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
+    BlockActivations a;
+    const ModelConfig& c = p.m.config;
+    const Shape d = shape_of(p);
+    a.add("norms", 2 * norm_bytes(p, d, d.h));
+    if (c.is_mla()) mla_attention(p, d, a);
+    else if (c.family == Family::Gpt2 || c.family == Family::GptNeoX) fused_attention(p, d, a);
+    else llama_attention(p, d, a);
+    if (moe) moe_mlp(p, d, a);
+    else dense_mlp(p, d, a);
+    if (c.hidden_dropout > 0) a.add("dropout masks", 2 * d.h);
+    // Per GPU: tokens b·s/CP, tensors split by TP (with sequence parallelism).
+    const double scale = static_cast<double>(p.job.batch) * static_cast<double>(p.job.seq) /
+                         static_cast<double>(l.cp) / static_cast<double>(l.tp);
+    for (int i = 0; i < a.count; ++i) a.parts[i].bytes *= scale;
+    a.total *= scale;
+    a.attention_core *= scale;
+    return a;
+}
+
+ModelActivations model_activations(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    ModelActivations m;
+    const double L = static_cast<double>(c.layers);
+    const double moe_L = static_cast<double>(c.moe_layers()), dense_L = L - moe_L;
+    const BlockActivations dense = dense_L > 0 ? block_activations(p, l, false) : BlockActivations{};
+    const BlockActivations moe = moe_L > 0 ? block_activations(p, l, true) : BlockActivations{};
+    const double per_block_core = dense_L > 0 ? dense.attention_core : moe.attention_core;
+    m.largest_block = std::max(dense.total, moe.total);
+    // Pipeline 1F1B: the first stage holds pp micro-batches of L/pp layers.
+    const double all = dense_L * dense.total + moe_L * moe.total;
+    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
+    const double R = (p.job.mode == Mode::Train && p.job.precision == Precision::Autocast) ? 4 : p.compute.bits / 8;
+    const double block_input = T * static_cast<double>(c.hidden) * R / static_cast<double>(l.tp);
+    switch (p.job.checkpointing) {
+        case Checkpointing::None: m.blocks = all; break;
+        case Checkpointing::Selective:  // Korthikanti et al. §5: recompute only the attention core
+            m.blocks = all - L * per_block_core;
+            m.recompute = per_block_core;
+            break;
+        case Checkpointing::Full:  // the block input of every layer; one block re-created at a time
+            m.blocks = L * block_input;
+            m.recompute = m.largest_block;
+            break;
+    }
+    if (p.job.activation_offload) {
+        m.offloaded = m.blocks;
+        m.blocks = std::min(m.blocks, 2 * (p.job.checkpointing == Checkpointing::Full ? block_input : m.largest_block));
+        m.offloaded -= m.blocks;
+    }
+    // Gradients of the hidden state entering and leaving a block, and of its widest intermediate.
+    const double I = c.is_moe() ? static_cast<double>(c.moe_intermediate * c.experts_per_token) : static_cast<double>(c.intermediate);
+    m.backward_work = T * (2 * static_cast<double>(c.hidden) + 2 * std::max(I, 1.0)) * (p.compute.bits / 8) / static_cast<double>(l.tp);
+    return m;
+}
+
+LossBuffers loss_buffers(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
+    const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
+    const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
+    LossBuffers b;
+    switch (p.job.loss) {
+        case Loss::Full:
+            if (p.job.compile) {
+                // compiled cross-entropy keeps its fp32 input and recomputes softmax in backward
+                b.saved = 4 * TV;
+                b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
+                b.backward_peak = 8 * TV;
+            } else {
+                // logits (B) -> fp32 copy -> log_softmax output (fp32, saved); backward: NLL
+                // gradient + log_softmax gradient, both fp32 (transformers loss_utils ForCausalLMLoss)
+                b.saved = 4 * TV;
+                b.forward_peak = (B == 4 ? 8 : 8 + B) * TV;
+                b.backward_peak = 12 * TV;
+            }
+            break;
+        case Loss::Chunked:
+            // torchtune CEWithChunkedOutputLoss: the model returns n 16-bit chunks; each is
+            // upcast and reduced on its own. Compiled, the chunks themselves are kept.
+            b.saved = p.job.compile ? B * TV : 4 * TV;
+            b.forward_peak = b.saved + (p.job.compile ? 0 : B * TV) + 4 * TV / n;
+            b.backward_peak = b.saved + (8 + B) * TV / n;
+            break;
+        case Loss::Fused: {
+            // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time
+            // (chunk = T / ceil(V/h) tokens, liger_kernel fused_linear_cross_entropy.py); the
+            // input gradient (and the head's, when it trains) is computed in forward and kept.
+            const double chunks = std::ceil(V / std::max<double>(1, static_cast<double>(c.hidden)));
+            const double head = p.job.mode == Mode::Train ? V * static_cast<double>(c.hidden) * B : 0;
+            b.saved = T * static_cast<double>(c.hidden) * B + head;
+            b.forward_peak = b.saved + 3 * 4 * TV / chunks;
+            b.backward_peak = b.saved;
+            break;
+        }
+    }
+    return b;
+}
+
+}  // namespace vramcalc

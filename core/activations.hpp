@@ -1,0 +1,50 @@
+#pragma once
+// Training activations from what each op of a block saves for backward, per
+// architecture (norm kind, attention kernel, gated or plain MLP, MoE routing,
+// MLA), checked against PyTorch autograd in tests/calibration/. Sizes are per
+// GPU: tokens are b·s/CP, and tensor + sequence parallelism divide a block's
+// tensors by TP (Korthikanti et al. 2022, §4.2.2).
+#include <array>
+
+#include "layout.hpp"
+#include "plan.hpp"
+
+namespace vramcalc {
+
+struct ActivationPart {
+    const char* name;
+    double bytes;
+};
+
+// The tensors one block keeps between its forward and its backward.
+struct BlockActivations {
+    std::array<ActivationPart, 20> parts{};
+    int count = 0;
+    double total = 0;
+    double attention_core = 0;  // what selective recomputation drops (scores, softmax, dropout of attention)
+    void add(const char* name, double bytes);
+};
+
+// One block of the model (an MoE block when `moe`), per GPU.
+BlockActivations block_activations(const Plan& p, const Layout& l, bool moe);
+
+// The saved activations of every block this GPU holds, and of the largest
+// block (what recomputation re-creates during backward).
+struct ModelActivations {
+    double blocks = 0;          // all blocks' saved tensors (checkpoints only under full checkpointing)
+    double recompute = 0;       // one block re-created during backward (checkpointing), else 0
+    double largest_block = 0;   // the largest block without checkpointing
+    double backward_work = 0;   // gradients flowing through one block during its backward
+    double offloaded = 0;       // saved tensors kept in CPU memory (activation offloading)
+};
+ModelActivations model_activations(const Plan& p, const Layout& l);
+
+// Logits and cross-entropy: what the loss keeps for backward and its peaks.
+struct LossBuffers {
+    double saved = 0;          // kept from the end of forward until its backward
+    double forward_peak = 0;   // live while the loss is computed
+    double backward_peak = 0;  // live while its gradient is computed
+};
+LossBuffers loss_buffers(const Plan& p, const Layout& l);
+
+}  // namespace vramcalc

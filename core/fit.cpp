@@ -1,0 +1,82 @@
+#include "fit.hpp"
+
+#include <algorithm>
+
+#include "gpus.hpp"
+#include "timeline.hpp"
+
+namespace vramcalc {
+namespace {
+
+constexpr int64_t kExactUpTo = 64;     // every count up to here is tried
+constexpr int64_t kMaxGpus = 65'536;   // beyond: binary search (per-GPU memory falls with the count)
+
+// The sharded layout for n GPUs. Inference: tensor parallel inside an 8-GPU
+// node (the largest degree that divides n and the heads), pipeline stages
+// across. Training: the chosen TP/PP/CP, data parallel over the rest, with the
+// chosen ZeRO stage, or ZeRO-3 / FSDP when none was chosen (data parallelism
+// alone never lowers per-GPU memory). False when n cannot be laid out.
+bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
+    const ModelConfig& c = p.m.config;
+    l = chosen;
+    if (trains(p.job)) {
+        const int64_t group = chosen.tp * chosen.pp * chosen.cp;
+        if (n % group != 0) return false;
+        l.dp = n / group;
+        l.zero = chosen.zero > 0 ? chosen.zero : 3;
+    } else {
+        l.tp = 1;
+        for (int64_t t = std::min<int64_t>(n, 8); t >= 1; --t)
+            if (n % t == 0 && (c.heads <= 0 || c.heads % t == 0)) {
+                l.tp = t;
+                break;
+            }
+        l.pp = n / l.tp;
+        l.dp = 1;
+        l.cp = 1;
+        l.zero = 0;
+        if (c.layers > 0 && l.pp > c.layers) return false;
+    }
+    l.gpus = n;
+    return true;
+}
+
+}  // namespace
+
+std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
+    std::vector<GpuFit> fits;
+    for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
+    Layout l;
+    auto total_at = [&](int64_t n, double& total) {
+        if (!fit_layout(p, chosen, n, l)) return false;
+        total = run_step(p, l, false).breakdown.total();
+        return true;
+    };
+    size_t unresolved = fits.size();
+    double total = 0;
+    for (int64_t n = 1; n <= kExactUpTo && unresolved > 0; ++n) {
+        if (!total_at(n, total)) continue;
+        for (auto& f : fits)
+            if (f.gpus_needed == 0 && total <= f.capacity_bytes) {
+                f.gpus_needed = n;
+                --unresolved;
+            }
+    }
+    // Past 64, per-GPU memory only falls as n doubles; find each GPU's count by
+    // bisection over multiples of the layout's group size.
+    const int64_t step = trains(p.job) ? chosen.tp * chosen.pp * chosen.cp : 8;
+    for (auto& f : fits) {
+        if (f.gpus_needed != 0) continue;
+        int64_t lo = kExactUpTo / step, hi = kMaxGpus / step;
+        if (!total_at(hi * step, total) || total > f.capacity_bytes) continue;
+        while (hi - lo > 1) {
+            const int64_t mid = (lo + hi) / 2;
+            if (total_at(mid * step, total) && total <= f.capacity_bytes) hi = mid;
+            else lo = mid;
+        }
+        f.gpus_needed = hi * step;
+    }
+    return fits;
+}
+
+}  // namespace vramcalc

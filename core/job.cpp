@@ -1,0 +1,178 @@
+#include "job.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+#include "json_text.hpp"
+#include "presets.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+template <class Enum>
+struct Choice {
+    const char* name;
+    Enum value;
+};
+
+const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
+                               {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
+const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"adam", Optimizer::AdamW},
+                                         {"sgd", Optimizer::SGD},            {"sgd_momentum", Optimizer::SGDMomentum},
+                                         {"adam_8bit", Optimizer::Adam8bit}, {"adafactor", Optimizer::Adafactor}};
+const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
+                                                {"selective", Checkpointing::Selective},
+                                                {"full", Checkpointing::Full}};
+const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
+const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
+const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
+                                        {"autocast", Precision::Autocast}};
+const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
+const Choice<MemoryKind> kMemoryKind[] = {{"device", MemoryKind::Device}, {"reserved", MemoryKind::Reserved},
+                                          {"allocated", MemoryKind::Allocated}};
+const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"hf", Framework::HfTrainer},
+                                         {"accelerate_fsdp", Framework::AccelerateFsdp},
+                                         {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
+                                         {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth}};
+
+template <class Enum, size_t N>
+const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
+    for (const auto& c : choices)
+        if (c.value == value) return c.name;
+    return "?";
+}
+
+template <class Enum, size_t N>
+std::vector<const char*> names_of(const Choice<Enum> (&choices)[N]) {
+    std::vector<const char*> names;
+    for (const auto& c : choices) names.push_back(c.name);
+    return names;
+}
+
+template <class Enum, size_t N>
+Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&choices)[N]) {
+    std::string names;
+    for (const auto& c : choices) {
+        if (v.is_string() && v.get<std::string>() == c.name) return c.value;
+        names += (names.empty() ? "" : ", ") + std::string(c.name);
+    }
+    throw InputError(field, "must be one of " + names + ", got " + describe_value(v));
+}
+
+const NumberFormat* float_format(const json& v, const std::string& field) {
+    const NumberFormat& f = find_format(text_field(v, field), field);
+    if (!f.trainable) throw InputError(field, "must be fp32, fp16 or bf16, got '" + std::string(f.name) + "'");
+    return &f;
+}
+
+const NumberFormat* kv_format(const json& v, const std::string& field) {
+    const std::string name = text_field(v, field);
+    if (name == "auto") return nullptr;
+    const NumberFormat& f = find_format(name, field);
+    if (!is_kv_format(f)) {
+        std::string names;
+        for (const char* n : kv_format_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+        throw InputError(field, "must be one of " + names + ", got '" + name + "'");
+    }
+    return &f;
+}
+
+// One job field read into `job`. Returns false for an unknown key.
+bool read_field(Job& job, const std::string& key, const json& v) {
+    const std::string field = "job." + key;
+    if (key == "mode") job.mode = read_choice(v, field, kModes);
+    else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
+    else if (key == "dtype") job.dtype = &find_format(text_field(v, field), field);
+    else if (key == "precision") job.precision = read_choice(v, field, kPrecision);
+    else if (key == "master_weights") job.precision = bool_field(v, field) ? Precision::Master : Precision::Pure;
+    else if (key == "optimizer") job.optimizer = read_choice(v, field, kOptimizers);
+    else if (key == "optimizer_dtype") job.optimizer_dtype = float_format(v, field);
+    else if (key == "optimizer_impl") job.optimizer_impl = read_choice(v, field, kOptimizerImpl);
+    else if (key == "paged_optimizer") job.paged_optimizer = bool_field(v, field);
+    else if (key == "optimizer_in_backward") job.optimizer_in_backward = bool_field(v, field);
+    else if (key == "fp32_gradients") job.fp32_gradients = bool_field(v, field);
+    else if (key == "grad_accum") job.grad_accum = whole_field(v, field, 1, 1'000'000);
+    else if (key == "batch") job.batch = whole_field(v, field, 1, 1'000'000);
+    else if (key == "seq") job.seq = whole_field(v, field, 1, 100'000'000);
+    else if (key == "checkpointing") {
+        if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
+        else job.checkpointing = read_choice(v, field, kCheckpointing);
+    } else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
+    else if (key == "attention") job.attention = read_choice(v, field, kAttention);
+    else if (key == "flash_attention") job.attention = bool_field(v, field) ? Attention::Flash : Attention::Eager;
+    else if (key == "loss") job.loss = read_choice(v, field, kLoss);
+    else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
+    else if (key == "compile") job.compile = bool_field(v, field);
+    else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
+    else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
+    else if (key == "lora_targets") job.lora_targets = text_field(v, field);
+    else if (key == "lora_dropout") job.lora_dropout = number_field(v, field, 0, 0.99);
+    else if (key == "adapter_dtype") job.adapter_dtype = float_format(v, field);
+    else if (key == "offload_optimizer") job.offload_optimizer = bool_field(v, field);
+    else if (key == "offload_params") job.offload_params = bool_field(v, field);
+    else if (key == "gpus") job.gpus = whole_field(v, field, 1, 100'000);
+    else if (key == "tp") job.tp = whole_field(v, field, 0, 1024);
+    else if (key == "pp") job.pp = whole_field(v, field, 1, 1024);
+    else if (key == "cp") job.cp = whole_field(v, field, 1, 1024);
+    else if (key == "zero") job.zero = static_cast<int>(whole_field(v, field, 0, 3));
+    else if (key == "report") job.report = read_choice(v, field, kMemoryKind);
+    else if (key == "overhead_gb") job.overhead_gb = number_field(v, field, 0, 1000);
+    else if (key == "fragmentation") job.fragmentation = number_field(v, field, 0, 1);
+    else return false;
+    return true;
+}
+
+const char* kKnownFields =
+    "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
+    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
+    "flash_attention, loss, loss_chunks, compile, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation";
+
+}  // namespace
+
+bool trains(const Job& job) { return job.mode != Mode::Inference; }
+bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
+
+const char* mode_name(Mode v) { return name_of(kModes, v); }
+const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
+const char* checkpointing_name(Checkpointing v) { return name_of(kCheckpointing, v); }
+const char* attention_name(Attention v) { return name_of(kAttention, v); }
+const char* loss_name(Loss v) { return name_of(kLoss, v); }
+const char* precision_name(Precision v) { return name_of(kPrecision, v); }
+const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
+const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
+const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
+std::vector<const char*> mode_names() { return names_of(kModes); }
+std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
+std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
+std::vector<const char*> attention_names() { return names_of(kAttention); }
+std::vector<const char*> loss_names() { return names_of(kLoss); }
+std::vector<const char*> precision_names() { return names_of(kPrecision); }
+std::vector<const char*> memory_kind_names() { return names_of(kMemoryKind); }
+std::vector<const char*> framework_names() { return names_of(kFrameworks); }
+
+Job parse_job(const json& j) {
+    if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + describe_value(j));
+    Job job;
+    // The preset first, so every field the user gives overrides it.
+    if (auto it = j.find("framework"); it != j.end()) {
+        job.framework = read_choice(*it, "job.framework", kFrameworks);
+        const Preset& preset = preset_of(job.framework);
+        for (const PresetField& f : preset.fields) {
+            if (j.contains(f.key)) continue;
+            read_field(job, f.key, json::parse(f.value));
+            job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        }
+    }
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!read_field(job, it.key(), it.value()))
+            throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields));
+    if (job.mode == Mode::Train && !job.dtype->trainable)
+        throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
+                                          "' (fine-tune a quantized base with mode qlora)");
+    return job;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,112 @@
+#pragma once
+// A job: what you want to run. Parsed once from JSON into typed values (formats
+// resolved to their table entries, names to enums); nothing downstream looks a
+// string up again. Recipes (HF Trainer, torchtune, DeepSpeed...) are presets:
+// named sets of these fields, applied before the fields the user gives.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "formats.hpp"
+
+namespace vramcalc {
+
+enum class Mode { Inference, Train, LoRA, QLoRA };
+enum class Optimizer { AdamW, SGD, SGDMomentum, Adam8bit, Adafactor };
+enum class Checkpointing { None, Selective, Full };
+// Which kernel computes attention decides what it saves for backward.
+enum class Attention {
+    Eager,  // softmax(q·kᵀ)·v written out: saves the s×s probabilities
+    Sdpa,   // torch scaled_dot_product_attention after repeat_kv (HF "sdpa", torchtune): q, k, v repeated to all heads
+    Flash,  // flash-attn 2 kernel: q, k, v at kv-head width, output and logsumexp
+};
+enum class Loss {
+    Full,     // logits for every token, upcast to fp32 for cross-entropy
+    Chunked,  // torchtune CEWithChunkedOutputLoss: 16-bit logit chunks, fp32 one chunk at a time
+    Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
+};
+// Where the parameters of full training live and in which dtype.
+enum class Precision {
+    Pure,      // params, gradients and optimizer states in the training dtype (torchtune)
+    Master,    // 16-bit params and gradients + fp32 master copy in the optimizer (DeepSpeed, Megatron)
+    Autocast,  // fp32 params and gradients, matmuls in 16-bit under torch.autocast (HF Trainer bf16=True)
+};
+enum class OptimizerImpl {
+    Foreach,  // torch multi-tensor step: allocates a full-size temporary (sqrt of exp_avg_sq)
+    Fused,    // one fused kernel per parameter group: no full-size temporaries
+};
+// What a reported total means (issue 8: allocated vs reserved vs nvidia-smi).
+enum class MemoryKind {
+    Allocated,  // live tensors (torch.cuda.max_memory_allocated, torchtune "Peak Memory Active")
+    Reserved,   // + caching-allocator slack (torch.cuda.max_memory_reserved)
+    Device,     // + CUDA context and non-torch buffers (what nvidia-smi shows)
+};
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth };
+
+struct Job {
+    Mode mode = Mode::Inference;
+    Framework framework = Framework::Custom;
+    const NumberFormat* dtype = &find_format("bf16", "job.dtype");  // weights; QLoRA: a float dtype = NF4 base + this compute dtype
+    Precision precision = Precision::Master;
+    Optimizer optimizer = Optimizer::AdamW;
+    const NumberFormat* optimizer_dtype = &find_format("fp32", "job.optimizer_dtype");  // Adam m and v
+    OptimizerImpl optimizer_impl = OptimizerImpl::Fused;
+    bool paged_optimizer = false;        // bitsandbytes paged states: unified memory, outside torch's accounting
+    bool optimizer_in_backward = false;  // step each parameter as its gradient is ready (torchtune optimizer_in_bwd)
+    bool fp32_gradients = false;         // fp32 gradient buffers (Megatron main_grad, DeepSpeed bf16 accumulation)
+    int64_t grad_accum = 1;              // micro-batches per optimizer step (>1 keeps gradients through forward)
+    int64_t batch = 1;                   // micro-batch per GPU (per replica for inference)
+    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference)
+    Checkpointing checkpointing = Checkpointing::None;
+    bool activation_offload = false;     // checkpointed activations kept in CPU memory (torchtune, Unsloth)
+    Attention attention = Attention::Flash;
+    Loss loss = Loss::Full;
+    int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
+    bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
+    const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
+    int64_t lora_rank = 16;
+    std::string lora_targets = "all-linear";  // resolved against the model's modules by the plan
+    double lora_dropout = 0.0;
+    const NumberFormat* adapter_dtype = &find_format("fp32", "job.adapter_dtype");  // PEFT's autocast_adapter_dtype
+    bool offload_optimizer = false;      // ZeRO-Offload / FSDP cpu_offload: states (and the step) on the CPU
+    bool offload_params = false;         // parameters live on the CPU, gathered per layer
+    int64_t gpus = 1;
+    int64_t tp = 0;                      // 0 = automatic (inference: all GPUs; training: 1)
+    int64_t pp = 1;
+    int64_t cp = 1;                      // context parallel: splits the sequence
+    int zero = 0;                        // ZeRO stage / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
+    MemoryKind report = MemoryKind::Device;
+    double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU
+    double fragmentation = 0.05;         // caching-allocator slack as a fraction of allocated memory
+    std::vector<std::string> assumptions;  // which preset values are in force, for the output
+};
+
+// Reads a job from JSON; absent fields keep their defaults, or the preset's
+// when "framework" names one. Throws InputError("job.<field>").
+Job parse_job(const nlohmann::json& job);
+
+bool trains(const Job& job);
+bool uses_adapters(const Job& job);
+
+const char* mode_name(Mode mode);
+const char* optimizer_name(Optimizer optimizer);
+const char* checkpointing_name(Checkpointing c);
+const char* attention_name(Attention a);
+const char* loss_name(Loss l);
+const char* precision_name(Precision p);
+const char* optimizer_impl_name(OptimizerImpl i);
+const char* memory_kind_name(MemoryKind k);
+const char* framework_name(Framework f);
+// The names parse_job accepts, for option lists and error messages.
+std::vector<const char*> mode_names();
+std::vector<const char*> optimizer_names();
+std::vector<const char*> checkpointing_names();
+std::vector<const char*> attention_names();
+std::vector<const char*> loss_names();
+std::vector<const char*> precision_names();
+std::vector<const char*> memory_kind_names();
+std::vector<const char*> framework_names();
+
+}  // namespace vramcalc

@@ -1,0 +1,28 @@
+#pragma once
+// How a job is spread over GPUs: data, tensor, pipeline and context parallel
+// degrees and the ZeRO stage, and the divisor each model state gets.
+#include <cstdint>
+#include <string>
+
+#include "config.hpp"
+#include "job.hpp"
+
+namespace vramcalc {
+
+struct Layout {
+    int64_t gpus = 1, dp = 1, tp = 1, pp = 1, cp = 1;
+    int zero = 0;
+};
+
+// The layout the job asks for. Throws InputError when the degrees do not
+// multiply to the GPU count or cannot split the model evenly.
+Layout resolve_layout(const ModelConfig& config, const Job& job);
+
+// Sharding divisor for a model state under TP × PP and ZeRO. ZeRO paper
+// (Rajbhandari et al. 2019, Fig. 1): stage 1 partitions optimizer states,
+// stage 2 also gradients, stage 3 also weights, over the dp (× cp) ranks.
+double shard(const Layout& l, int zero_stage_needed);
+// ", ÷ 8 (TP 2 × ZeRO-3 over 4) = 2.01 GB per GPU", or "" when not divided.
+std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu);
+
+}  // namespace vramcalc

@@ -1,0 +1,26 @@
+#pragma once
+// Recipes as data: each framework preset is a list of job fields, written as
+// JSON values and applied by parse_job before the user's own fields, with the
+// code each default was read from.
+#include <vector>
+
+#include "job.hpp"
+
+namespace vramcalc {
+
+struct PresetField {
+    const char* key;     // job field
+    const char* value;   // its JSON value
+    const char* source;  // repository, file and function the default comes from
+};
+
+struct Preset {
+    Framework framework;
+    const char* label;
+    std::vector<PresetField> fields;
+};
+
+const Preset& preset_of(Framework framework);
+const std::vector<Preset>& all_presets();
+
+}  // namespace vramcalc

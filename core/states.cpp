@@ -1,0 +1,163 @@
+#include "states.hpp"
+
+#include <algorithm>
+
+#include "units.hpp"
+
+namespace vramcalc {
+namespace {
+
+// Full training under autocast keeps fp32 parameters and gradients and casts
+// weights to 16 bits for each matmul (torch.autocast, HF Trainer bf16=True).
+bool autocast(const Plan& p) { return p.job.mode == Mode::Train && p.job.precision == Precision::Autocast; }
+
+double trained_param_bytes(const Plan& p) {
+    if (uses_adapters(p.job)) return p.job.adapter_dtype->bits / 8;
+    return autocast(p) ? 4 : p.compute.bits / 8;
+}
+
+double gradient_bytes(const Plan& p) { return p.job.fp32_gradients ? 4 : trained_param_bytes(p); }
+
+// Optimizer state bytes per trainable parameter (m and v for Adam).
+double state_bytes_per_param(const Plan& p, std::string* text) {
+    const double od = p.job.optimizer_dtype->bits / 8;
+    switch (p.job.optimizer) {
+        case Optimizer::AdamW:
+            if (text) *text = "Adam m + v: 2 × " + plain_number(od) + " bytes (" + p.job.optimizer_dtype->label + ")";
+            return 2 * od;
+        case Optimizer::SGD:
+            if (text) *text = "plain SGD: 0 bytes";
+            return 0;
+        case Optimizer::SGDMomentum:
+            if (text) *text = "SGD momentum: " + plain_number(od) + " bytes";
+            return od;
+        case Optimizer::Adam8bit:
+            // bitsandbytes 8-bit Adam (Dettmers et al. 2022 §2): two 8-bit states and an
+            // fp32 absmax per 2048-value block.
+            if (text) *text = "8-bit Adam m + v: 2.004 bytes";
+            return 2 + 2 * 4.0 / 2048;
+        case Optimizer::Adafactor:
+            return 0;  // factored: counted per matrix, not per parameter
+    }
+    return 0;
+}
+
+// fp32 master weights: full training with 16-bit params under "master" precision.
+bool master_copy(const Plan& p) {
+    return p.job.mode == Mode::Train && p.job.precision == Precision::Master && p.compute.bits < 32;
+}
+
+double optimizer_full(const Plan& p, std::string* text) {
+    double bytes = state_bytes_per_param(p, text) * p.trainable;
+    if (p.job.optimizer == Optimizer::Adafactor) {
+        bytes = 4 * p.adafactor_values;
+        if (text) *text = "Adafactor factored second moment: " + params_text(p.adafactor_values) + " fp32 values";
+    }
+    if (master_copy(p)) bytes += 4 * p.trainable;
+    return bytes;
+}
+
+}  // namespace
+
+// GPTQ/AWQ/bitsandbytes formats quantize the linear layers only; embeddings
+// and lm_head stay in the compute dtype.
+double base_weights_bytes(const Plan& p, std::string* why) {
+    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
+    const double compute_bytes = p.compute.bits / 8;
+    const double each = autocast(p) ? 4 : p.weights.bits / 8;
+    if (why) {
+        *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" +
+               (autocast(p) ? std::string("FP32 under autocast") : std::string(p.weights.label)) + ")";
+        if (kept > 0)
+            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
+                    p.compute.label + ")";
+    }
+    return (p.m.params.total - kept) * each + kept * compute_bytes;
+}
+
+double weights_term(const Plan& p, const Layout& l, std::string* why) {
+    const double full = base_weights_bytes(p, why);
+    const double adapters = uses_adapters(p.job) ? p.trainable * trained_param_bytes(p) : 0;
+    const double per_gpu = p.job.offload_params ? 0 : (full + adapters) / shard(l, 3);
+    if (why) {
+        if (adapters > 0)
+            *why += " + " + params_text(p.trainable) + " LoRA adapter params × " + plain_number(trained_param_bytes(p)) + " bytes";
+        *why += " = " + gb_text(full + adapters) +
+                (p.job.offload_params ? "; offloaded to CPU memory, gathered one layer at a time" : shard_text(l, 3, per_gpu));
+    }
+    return per_gpu;
+}
+
+// Gradients: one per trainable parameter, in the dtype being trained (fp32
+// with fp32 gradient buffers: Megatron main_grad, DeepSpeed bf16 accumulation).
+double gradients_term(const Plan& p, const Layout& l, std::string* why) {
+    if (!trains(p.job)) {
+        if (why) *why = "none: inference computes no gradients";
+        return 0;
+    }
+    const double each = gradient_bytes(p);
+    const double per_gpu = p.trainable * each / shard(l, 2);
+    if (why)
+        *why = params_text(p.trainable) + " trainable params × " + plain_number(each) + " bytes = " +
+               gb_text(p.trainable * each) + shard_text(l, 2, per_gpu);
+    return per_gpu;
+}
+
+// Optimizer states per trainable parameter (ZeRO paper §3: mixed-precision
+// Adam keeps fp32 master weights, momentum and variance = 12 bytes).
+double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
+    if (!trains(p.job)) {
+        if (why) *why = "none: inference keeps no optimizer state";
+        return 0;
+    }
+    std::string text;
+    const double full = optimizer_full(p, why ? &text : nullptr);
+    const double per_gpu = full / shard(l, 1);
+    if (why) {
+        *why = params_text(p.trainable) + " trainable params; " + text;
+        if (p.job.optimizer != Optimizer::Adafactor) *why += " per param";
+        if (master_copy(p)) *why += " + fp32 master weights: 4 bytes per param";
+        *why += " = " + gb_text(full) + shard_text(l, 1, per_gpu);
+        if (p.job.offload_optimizer) *why += "; offloaded: held and stepped in CPU memory";
+        else if (p.job.paged_optimizer) *why += "; paged: unified memory that torch does not count, evicted to CPU under pressure";
+    }
+    return p.job.offload_optimizer ? 0 : per_gpu;
+}
+
+StepBuffers step_buffers(const Plan& p, const Layout& l, double optimizer_on_gpu, double offloaded_activations) {
+    StepBuffers b;
+    b.cpu = offloaded_activations;
+    if (!trains(p.job)) return b;
+    const Job& job = p.job;
+    const double B = p.compute.bits / 8;
+    const double grads = p.trainable * gradient_bytes(p) / shard(l, 2);
+    // Gradients live from the first micro-batch on when they accumulate, or when
+    // they live in persistent buffers; otherwise zero_grad(set_to_none=True) frees them.
+    b.grads_in_forward = (job.grad_accum > 1 || job.fp32_gradients) ? grads : 0;
+    // Optimizer in backward: each tensor is stepped as its gradient is ready,
+    // so at most the largest tensor's gradient is live (torchtune optimizer_in_bwd).
+    const double largest = uses_adapters(job) ? 0 : std::max(p.largest_linear, p.m.params.embeddings);
+    b.grads_at_end = job.optimizer_in_backward ? largest * gradient_bytes(p) : grads;
+    // torch _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates a copy of
+    // the second moments for the whole group; fused kernels step in place.
+    if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !job.offload_optimizer &&
+        (job.optimizer == Optimizer::AdamW || job.optimizer == Optimizer::SGDMomentum))
+        b.optimizer_temp = p.trainable * job.optimizer_dtype->bits / 8 / shard(l, 1);
+    if (l.zero >= 3 || job.offload_params) {
+        // FSDP / ZeRO-3 all-gather the current layer and prefetch the next one.
+        b.gathered = 2 * p.layer_params * B / static_cast<double>(l.tp * l.pp) *
+                     (uses_adapters(job) ? p.weights.bits / 8 / B : 1);
+        if (job.mode == Mode::Train) b.gathered_grads = p.layer_params * gradient_bytes(p) / static_cast<double>(l.tp * l.pp);
+    }
+    if (autocast(p)) b.autocast_copies = p.m.params.total * 2 / shard(l, 3);
+    if (job.mode == Mode::QLoRA) b.dequantized = p.largest_linear * B;
+    if (job.paged_optimizer && !job.offload_optimizer) b.paged = optimizer_on_gpu;
+    if (job.offload_optimizer) {
+        // ZeRO-Offload keeps fp32 states, master weights and fp32 gradients in CPU memory.
+        b.cpu += (optimizer_full(p, nullptr) + 4 * p.trainable) / shard(l, 1);
+    }
+    if (job.offload_params) b.cpu += base_weights_bytes(p, nullptr) / shard(l, 3);
+    return b;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,160 @@
+#include "timeline.hpp"
+
+#include <algorithm>
+
+#include "activations.hpp"
+#include "serving.hpp"
+#include "states.hpp"
+#include "units.hpp"
+
+namespace vramcalc {
+namespace {
+
+std::string count(int64_t n) { return std::to_string(n); }
+
+// Allocator slack and CUDA context on top of the live tensors, as the chosen
+// memory kind counts them: allocated (live tensors only), reserved (+ the
+// caching allocator's slack), device (+ the CUDA context, what nvidia-smi shows).
+double overhead_term(const Job& job, double allocated, double outside_torch, std::string* why) {
+    const double slack = job.report == MemoryKind::Allocated ? 0 : job.fragmentation * allocated;
+    const double context = job.report == MemoryKind::Device ? job.overhead_gb * kBytesPerGB + outside_torch : 0;
+    if (why) {
+        if (job.report == MemoryKind::Allocated)
+            *why = "none: allocated memory counts live tensors only (torch max_memory_allocated)";
+        else
+            *why = "allocator slack " + printf_text("%.0f%%", job.fragmentation * 100) + " of " + gb_text(allocated) +
+                   (job.report == MemoryKind::Device ? " + CUDA context and non-torch buffers " + gb_text(job.overhead_gb * kBytesPerGB) +
+                                                           (outside_torch > 0 ? " + paged optimizer states " + gb_text(outside_torch) : "")
+                                                     : std::string()) +
+                   " = " + gb_text(slack + context);
+    }
+    return slack + context;
+}
+
+Phase phase(const char* key, const char* label) {
+    Phase p;
+    p.key = key;
+    p.label = label;
+    return p;
+}
+
+// Training: the live bytes at each moment of a step.
+Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossBuffers& loss,
+                           const StepBuffers& sb, double W, double O) {
+    Timeline t;
+    const double L = static_cast<double>(std::max<int64_t>(1, p.m.config.layers));
+    const double pinned = sb.gathered + sb.dequantized;  // buffers present through forward and backward
+
+    Phase& fwd = t.phases[t.count++] = phase("forward", "End of forward (loss computed)");
+    fwd.bytes[kWeights] = W;
+    fwd.bytes[kGradients] = sb.grads_in_forward;
+    fwd.bytes[kOptimizer] = O;
+    fwd.bytes[kActivations] = a.blocks;
+    fwd.bytes[kLogits] = loss.forward_peak;
+    fwd.bytes[kBuffers] = pinned + sb.autocast_copies;
+
+    Phase& lbw = t.phases[t.count++] = phase("loss_backward", "Loss backward");
+    lbw.bytes = fwd.bytes;
+    lbw.bytes[kLogits] = loss.backward_peak;
+
+    // Layer by layer, saved activations are freed while gradients appear: the
+    // live sum is largest at one end, the first block (all activations) or
+    // the last (all gradients).
+    Phase& bw = t.phases[t.count++] = phase("backward", "Backward through the layers");
+    const double first = sb.grads_in_forward + a.blocks + sb.autocast_copies;
+    const double last = sb.grads_at_end + a.blocks / L;
+    bw.bytes[kWeights] = W;
+    bw.bytes[kOptimizer] = O;
+    bw.bytes[kActivations] = (first >= last ? a.blocks : a.blocks / L) + a.recompute + a.backward_work;
+    bw.bytes[kGradients] = first >= last ? sb.grads_in_forward : sb.grads_at_end;
+    bw.bytes[kBuffers] = pinned + sb.gathered_grads + (first >= last ? sb.autocast_copies : 0);
+
+    if (!p.job.optimizer_in_backward) {
+        Phase& step = t.phases[t.count++] = phase("optimizer", "Optimizer step");
+        step.bytes[kWeights] = W;
+        step.bytes[kOptimizer] = O;
+        step.bytes[kGradients] = sb.grads_at_end;
+        step.bytes[kBuffers] = sb.optimizer_temp;
+    }
+    for (int i = 1; i < t.count; ++i)
+        if (t.phases[i].total() > t.phases[t.peak].total()) t.peak = i;
+    return t;
+}
+
+std::string training_why(const Plan& p, const ModelActivations& a, const Layout& l) {
+    const Job& job = p.job;
+    std::string why = "saved for backward: " + gb_text(a.blocks);
+    switch (job.checkpointing) {
+        case Checkpointing::None: why += " (every block's saved tensors, " + count(p.m.config.layers) + " layers)"; break;
+        case Checkpointing::Selective: why += " (selective: attention core recomputed)"; break;
+        case Checkpointing::Full: why += " (full checkpointing: each block's input)"; break;
+    }
+    if (a.recompute > 0) why += " + one block recomputed in backward " + gb_text(a.recompute);
+    why += " + gradients flowing through a block " + gb_text(a.backward_work);
+    if (a.offloaded > 0) why += "; " + gb_text(a.offloaded) + " offloaded to CPU memory";
+    why += "; ";
+    why += attention_name(job.attention);
+    why += " attention";
+    if (job.compile) why += ", torch.compile";
+    if (l.tp > 1) why += ", ÷ TP " + count(l.tp);
+    if (l.cp > 1) why += ", ÷ CP " + count(l.cp);
+    return why;
+}
+
+}  // namespace
+
+double Phase::total() const {
+    double t = 0;
+    for (double b : bytes) t += b;
+    return t;
+}
+
+Step run_step(const Plan& p, const Layout& l, bool explain) {
+    Step s;
+    Breakdown& b = s.breakdown;
+    auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
+    const double W = weights_term(p, l, why(kWeights));
+    const double G = gradients_term(p, l, why(kGradients));
+    const double O = optimizer_term(p, l, why(kOptimizer));
+    if (!trains(p.job)) {
+        b.bytes[kWeights] = W;
+        b.bytes[kActivations] = inference_activations(p, l, why(kActivations));
+        b.bytes[kKvCache] = kv_cache_term(p, l, why(kKvCache));
+        if (explain) {
+            b.why[kGradients] = "none: inference computes no gradients";
+            b.why[kOptimizer] = "none: inference keeps no optimizer state";
+            b.why[kLogits] = "last-token logits, counted in the working set";
+            b.why[kBuffers] = "none";
+        }
+    } else {
+        const ModelActivations a = model_activations(p, l);
+        const LossBuffers loss = loss_buffers(p, l);
+        const StepBuffers sb = step_buffers(p, l, O, a.offloaded);
+        const double on_gpu_optimizer = p.job.paged_optimizer ? 0 : O;
+        s.timeline = training_timeline(p, a, loss, sb, W, on_gpu_optimizer);
+        s.cpu = sb.cpu;
+        const Phase& peak = s.timeline.phases[s.timeline.peak];
+        b.bytes = peak.bytes;
+        if (explain) {
+            if (G != peak.bytes[kGradients])
+                b.why[kGradients] += std::string("; live at the peak (") + peak.label + "): " + gb_text(peak.bytes[kGradients]);
+            b.why[kActivations] = training_why(p, a, l);
+            b.why[kLogits] = std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
+                             " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
+                             gb_text(loss.backward_peak) + " while its gradient is computed";
+            b.why[kBuffers] = "FSDP/ZeRO-3 gathered layers " + gb_text(sb.gathered) + ", their gradients " +
+                              gb_text(sb.gathered_grads) + ", autocast 16-bit weight copies " + gb_text(sb.autocast_copies) +
+                              ", QLoRA dequantized weight " + gb_text(sb.dequantized) + ", optimizer temporaries " +
+                              gb_text(sb.optimizer_temp);
+            b.why[kKvCache] = "none: training keeps no KV cache (keys and values are part of the activations)";
+        }
+    }
+    s.allocated = b.total();
+    const double paged = trains(p.job) && p.job.paged_optimizer && !p.job.offload_optimizer ? O : 0;
+    b.bytes[kOverhead] = overhead_term(p.job, s.allocated, paged, why(kOverhead));
+    s.reserved = s.allocated * (1 + p.job.fragmentation);
+    s.device = s.reserved + p.job.overhead_gb * kBytesPerGB + paged;
+    return s;
+}
+
+}  // namespace vramcalc
