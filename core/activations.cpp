@@ -17,8 +17,16 @@ struct Shape {
     double rank;
 };
 
+// A config given only as num_parameters must still name the dimensions activations need.
+void require_dimensions(const ModelConfig& c) {
+    for (auto [value, field] : {std::pair<int64_t, const char*>{c.hidden, "hidden_size"}, {c.layers, "num_hidden_layers"},
+                                {c.heads, "num_attention_heads"}, {c.vocab, "vocab_size"}})
+        require_dimension(value, field, "activation memory");
+}
+
 Shape shape_of(const Plan& p) {
     const ModelConfig& c = p.m.config;
+    require_dimensions(c);
     const double B = p.compute.bits / 8;
     const bool autocast = p.job.mode == Mode::Train && p.job.precision == Precision::Autocast;
     const double heads = static_cast<double>(c.heads);
@@ -146,10 +154,12 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
 // saves the product. torch.compile recomputes act(g) from g.
 double gated_mlp(const Shape& d, double I, bool expert) {
     const uint32_t e = expert ? kRoleExpert : 0;
-    const bool down = d.train_all || ((d.lora & kRoleDown) && (!expert || (d.lora & kRoleExpert)));
+    const bool adapter = (d.lora & kRoleDown) && (!expert || (d.lora & e));
     double bytes = (d.compile ? 2 : 3) * I * d.B;  // g, act(g), u
-    if (down) bytes += I * d.B;                    // the product, down_proj's input
-    if ((d.lora & kRoleDown) && (!expert || (d.lora & e))) bytes += d.rank * d.B;
+    // the product, down_proj's input: kept for its weight gradient, or by an adapter's lora_A
+    // (with LoRA dropout, the adapter keeps its mask and dropped copy instead)
+    if (d.train_all || (adapter && d.dropout == 0)) bytes += I * d.B;
+    if (adapter) bytes += d.rank * d.B + (d.dropout > 0 ? I * (d.B + 1) : 0);
     return bytes;
 }
 
@@ -217,6 +227,7 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
 
 ModelActivations model_activations(const Plan& p, const Layout& l) {
     const ModelConfig& c = p.m.config;
+    require_dimensions(c);
     ModelActivations m;
     const double L = static_cast<double>(c.layers);
     const double moe_L = static_cast<double>(c.moe_layers()), dense_L = L - moe_L;
@@ -253,6 +264,7 @@ ModelActivations model_activations(const Plan& p, const Layout& l) {
 
 LossBuffers loss_buffers(const Plan& p, const Layout& l) {
     const ModelConfig& c = p.m.config;
+    require_dimensions(c);
     const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
     const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
     const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
@@ -272,12 +284,27 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l) {
                 b.backward_peak = 12 * TV;
             }
             break;
+        case Loss::FullFp32:
+            // fp32 logits kept by the caller (4) + the shifted fp32 copy fed to cross-entropy (4) +
+            // log_softmax output (4, saved); backward adds the NLL and log_softmax gradients (4 + 4)
+            b.saved = 8 * TV;
+            b.forward_peak = (B == 4 ? 12 : 12 + B) * TV;
+            b.backward_peak = 16 * TV;
+            break;
         case Loss::Chunked:
             // torchtune CEWithChunkedOutputLoss: the model returns n 16-bit chunks; each is
-            // upcast and reduced on its own. Compiled, the chunks themselves are kept.
-            b.saved = p.job.compile ? B * TV : 4 * TV;
-            b.forward_peak = b.saved + (p.job.compile ? 0 : B * TV) + 4 * TV / n;
-            b.backward_peak = b.saved + (8 + B) * TV / n;
+            // upcast and reduced on its own. Eager, every chunk's fp32 log-probabilities are kept;
+            // compiled, the chunks themselves are kept and the fused backward writes one chunk's
+            // gradient in the chunk's dtype (no fp32 intermediates).
+            if (p.job.compile) {
+                b.saved = B * TV;
+                b.forward_peak = b.saved + B * TV / n;
+                b.backward_peak = b.saved + B * TV / n;
+            } else {
+                b.saved = 4 * TV;
+                b.forward_peak = b.saved + (B + 4) * TV / n + B * TV;
+                b.backward_peak = b.saved + (8 + B) * TV / n;
+            }
             break;
         case Loss::Fused: {
             // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time

@@ -67,6 +67,42 @@ void write_job(JsonWriter& w, const Job& job) {
     w.end_object();
 }
 
+// The training step (timeline by phase and term, its peak), one block's saved
+// tensors, the memory kinds and the preset assumptions in force.
+void write_step(JsonWriter& w, const Job& job, const Estimate& e) {
+    w.key("memory").begin_object().field("report", memory_kind_name(job.report));
+    w.field("allocated_bytes", e.allocated_bytes).field("allocated_text", gb_text(e.allocated_bytes));
+    w.field("reserved_bytes", e.reserved_bytes).field("reserved_text", gb_text(e.reserved_bytes));
+    w.field("device_bytes", e.device_bytes).field("device_text", gb_text(e.device_bytes));
+    w.field("cpu_bytes", e.cpu_bytes).field("cpu_text", gb_text(e.cpu_bytes));
+    w.field("model_states_bytes", e.model_states_bytes).field("activations_saved_bytes", e.activations_saved_bytes);
+    w.end_object();
+    if (e.timeline.count > 0) {
+        const Phase& peak = e.timeline.phases[e.timeline.peak];
+        w.key("timeline").begin_object().field("peak_phase", peak.key).field("peak_label", peak.label);
+        w.key("phases").begin_array();
+        for (int i = 0; i < e.timeline.count; ++i) {
+            const Phase& ph = e.timeline.phases[i];
+            w.begin_object().field("key", ph.key).field("label", ph.label).field("bytes", ph.total());
+            w.field("text", gb_text(ph.total())).field("peak", i == e.timeline.peak).key("terms").begin_object();
+            for (int t = 0; t < kTermCount; ++t)
+                if (ph.bytes[t] > 0) w.field(term_key(t), ph.bytes[t]);
+            w.end_object().end_object();
+        }
+        w.end_array().end_object();
+    }
+    if (e.layer.count > 0) {
+        w.key("layer_activations").begin_object().field("bytes", e.layer.total).field("text", gb_text(e.layer.total));
+        w.key("parts").begin_array();
+        for (int i = 0; i < e.layer.count; ++i)
+            w.begin_object().field("name", e.layer.parts[i].name).field("bytes", e.layer.parts[i].bytes).end_object();
+        w.end_array().end_object();
+    }
+    w.key("assumptions").begin_array();
+    for (const auto& a : job.assumptions) w.value(a);
+    w.end_array();
+}
+
 std::string required_string(const json& entry, const char* key, const std::string& where) {
     auto it = entry.find(key);
     if (it == entry.end() || !it->is_string() || it->get<std::string>().empty())
@@ -166,6 +202,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.field("weights_reference_bytes", e.weights_reference_bytes);
     w.field("weights_reference_text", gb_text(e.weights_reference_bytes));
     w.field("ratio_to_weights", e.ratio_to_weights).field("ratio_text", printf_text("%.1f×", e.ratio_to_weights));
+    write_step(w, job, e);
     w.key("notes").begin_array();
     for (const auto& note : e.notes) w.value(note);
     w.end_array();
@@ -265,6 +302,11 @@ std::string options_json() {
     list("kv_dtypes", kv_format_names());
     list("optimizers", optimizer_names());
     list("checkpointing", checkpointing_names());
+    list("attention", attention_names());
+    list("loss", loss_names());
+    list("precision", precision_names());
+    list("report", memory_kind_names());
+    list("frameworks", framework_names());
     return w.end_object().str();
 }
 

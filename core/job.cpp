@@ -26,7 +26,7 @@ const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
                                                 {"selective", Checkpointing::Selective},
                                                 {"full", Checkpointing::Full}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
-const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
+const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
                                         {"autocast", Precision::Autocast}};
 const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
@@ -105,6 +105,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
     else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
     else if (key == "compile") job.compile = bool_field(v, field);
+    else if (key == "load_unsharded") job.load_unsharded = bool_field(v, field);
     else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
     else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
     else if (key == "lora_targets") job.lora_targets = text_field(v, field);
@@ -127,7 +128,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, load_unsharded, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation";
 
 }  // namespace

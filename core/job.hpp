@@ -23,7 +23,9 @@ enum class Attention {
     Flash,  // flash-attn 2 kernel: q, k, v at kv-head width, output and logsumexp
 };
 enum class Loss {
-    Full,     // logits for every token, upcast to fp32 for cross-entropy
+    Full,     // logits for every token, upcast to fp32 inside the loss (transformers >= 4.46 ForCausalLMLoss)
+    FullFp32, // the model returns fp32 logits that the caller keeps through backward, and the loss
+              // shifts a copy (transformers <= 4.45 LlamaForCausalLM, torchtune <= 0.2)
     Chunked,  // torchtune CEWithChunkedOutputLoss: 16-bit logit chunks, fp32 one chunk at a time
     Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
 };
@@ -65,6 +67,7 @@ struct Job {
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
+    bool load_unsharded = false;         // every rank loads the whole model before FSDP shards it (sync_module_states)
     const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
     int64_t lora_rank = 16;
     std::string lora_targets = "all-linear";  // resolved against the model's modules by the plan

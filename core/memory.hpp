@@ -58,6 +58,8 @@ struct Estimate {
     Timeline timeline;                   // training only
     BlockActivations layer;              // one block's saved tensors (training)
     double allocated_bytes = 0, reserved_bytes = 0, device_bytes = 0;  // the peak as each kind counts it
+    double activations_saved_bytes = 0;  // every block's saved tensors + the loss's, at the end of forward
+    double model_states_bytes = 0;       // weights + all gradients + optimizer states per GPU, as after a full backward
     double cpu_bytes = 0;                // CPU RAM for offloaded states, parameters and activations
     double weights_reference_bytes = 0;  // unsharded weights in the job's format: the "raw weights"
     double ratio_to_weights = 0;         // total per GPU × GPUs holding a copy of the model / raw weights

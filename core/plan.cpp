@@ -39,7 +39,7 @@ std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
             throw InputError("job.lora_targets", "names '" + name + "' twice; list each module once");
         bool found = false;
         for (const auto& t : model.tensors)
-            if (t.is_linear() && name == t.module) {
+            if ((t.is_linear() || t.kind == TensorKind::Head) && name == t.module) {  // PEFT can target lm_head by name
                 picked.push_back(&t);
                 found = true;
             }
@@ -133,7 +133,7 @@ Plan make_plan(const Model& m, const Job& job) {
     Plan p{m, job, compute_format(job), weight_format(job), nullptr, {}};
     if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
     // Targets are checked in every mode, so a bad list is reported even when unused.
-    if (m.config.family != Family::Explicit && (uses_adapters(job) || job.lora_targets != "all-linear")) {
+    if (uses_adapters(job) || (m.config.family != Family::Explicit && job.lora_targets != "all-linear")) {
         p.lora = lora_targets(m, job);
         for (const Tensor* t : p.lora) p.lora_roles |= role_of(*t);
     }
@@ -144,7 +144,9 @@ Plan make_plan(const Model& m, const Job& job) {
     p.trainable = job.mode == Mode::Train ? m.params.total : uses_adapters(job) ? lora_params(p.lora, job.lora_rank) : 0;
     if (trains(job) && job.optimizer == Optimizer::Adafactor) p.adafactor_values = adafactor_state_values(p);
     for (const auto& t : m.tensors) {
-        if (t.is_linear()) p.largest_linear = std::max(p.largest_linear, static_cast<double>(t.in) * static_cast<double>(t.out));
+        const double one = static_cast<double>(t.in) * static_cast<double>(t.out);
+        p.largest_tensor = std::max(p.largest_tensor, one);
+        if (t.is_linear()) p.largest_linear = std::max(p.largest_linear, one);
         if (m.config.layers > 0 && t.kind != TensorKind::Embedding && t.kind != TensorKind::Head)
             p.layer_params += t.params() / static_cast<double>(m.config.layers);
     }

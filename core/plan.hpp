@@ -38,6 +38,7 @@ struct Plan {
     uint32_t lora_roles = 0;      // their roles, for the activation model
     double trainable = 0;         // parameters that get gradients and optimizer state
     double adafactor_values = 0;  // Adafactor's factored state size, when it is the optimizer
+    double largest_tensor = 0;    // parameters of the largest single tensor (embedding, usually)
     double largest_linear = 0;    // parameters of the largest linear matrix (QLoRA dequantizes one at a time)
     double layer_params = 0;      // parameters of one block (FSDP gathers one at a time)
 };

@@ -50,6 +50,13 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     if (e.layout.gpus > 1)
         out += printf_string("  %-16s %9.2f   over %lld GPUs\n", "All GPUs", e.breakdown.total() * e.layout.gpus / B,
                              static_cast<long long>(e.layout.gpus));
+    if (e.timeline.count > 0) {
+        out += "\nTraining step (live tensors per GPU, GB)\n";
+        for (int i = 0; i < e.timeline.count; ++i) {
+            const Phase& ph = e.timeline.phases[i];
+            out += printf_string("  %-34s %9.2f%s\n", ph.label, ph.total() / B, i == e.timeline.peak ? "   <- peak" : "");
+        }
+    }
     out += printf_string("\nRaw weights %.2f GB; this job needs %.1f x that.\n", e.weights_reference_bytes / B,
                          e.ratio_to_weights);
     for (const auto& n : e.notes) out += "- " + n + "\n";

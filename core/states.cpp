@@ -32,10 +32,10 @@ double state_bytes_per_param(const Plan& p, std::string* text) {
             if (text) *text = "SGD momentum: " + plain_number(od) + " bytes";
             return od;
         case Optimizer::Adam8bit:
-            // bitsandbytes 8-bit Adam (Dettmers et al. 2022 §2): two 8-bit states and an
-            // fp32 absmax per 2048-value block.
-            if (text) *text = "8-bit Adam m + v: 2.004 bytes";
-            return 2 + 2 * 4.0 / 2048;
+            // bitsandbytes 8-bit Adam (Dettmers et al. 2022): two 8-bit states, each with an fp32
+            // absmax per 256-value block (bitsandbytes 0.45 optim/optimizer.py Optimizer2State.init_state).
+            if (text) *text = "8-bit Adam m + v: 2.03 bytes";
+            return 2 + 2 * 4.0 / 256;
         case Optimizer::Adafactor:
             return 0;  // factored: counted per matrix, not per parameter
     }
@@ -136,8 +136,17 @@ StepBuffers step_buffers(const Plan& p, const Layout& l, double optimizer_on_gpu
     b.grads_in_forward = (job.grad_accum > 1 || job.fp32_gradients) ? grads : 0;
     // Optimizer in backward: each tensor is stepped as its gradient is ready,
     // so at most the largest tensor's gradient is live (torchtune optimizer_in_bwd).
-    const double largest = uses_adapters(job) ? 0 : std::max(p.largest_linear, p.m.params.embeddings);
+    const double largest = uses_adapters(job) ? 0 : p.largest_tensor;
     b.grads_at_end = job.optimizer_in_backward ? largest * gradient_bytes(p) : grads;
+    // The output projection's weight gradient appears during the loss backward (the head, or
+    // the tied embedding, whose gradient then waits for the embedding's own backward).
+    if (job.mode == Mode::Train && p.m.config.vocab > 0)
+        b.head_grad = static_cast<double>(p.m.config.vocab) * static_cast<double>(p.m.config.hidden) * gradient_bytes(p) / shard(l, 2);
+    // Loading the whole model on every rank before sharding (FSDP sync_module_states): the
+    // memory freed by sharding stays reserved by the caching allocator.
+    if (job.load_unsharded)
+        b.cached_load = (base_weights_bytes(p, nullptr) + (uses_adapters(job) ? p.trainable * trained_param_bytes(p) : 0)) *
+                        (1 - 1 / shard(l, 3));
     // torch _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates a copy of
     // the second moments for the whole group; fused kernels step in place.
     if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !job.offload_optimizer &&

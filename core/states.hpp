@@ -22,6 +22,8 @@ double optimizer_term(const Plan& p, const Layout& l, std::string* why);
 struct StepBuffers {
     double grads_in_forward = 0;   // gradients already live during forward (accumulation, fp32 main_grad buffers)
     double grads_at_end = 0;       // gradients live when backward ends (one tensor's with the optimizer in backward)
+    double head_grad = 0;          // the output projection's gradient, from the loss backward on
+    double cached_load = 0;        // reserved but free after loading unsharded weights (FSDP sync_module_states)
     double optimizer_temp = 0;     // foreach AdamW: a full-size temporary during the step
     double gathered = 0;           // ZeRO-3/FSDP: current + prefetched layer gathered in the compute dtype
     double gathered_grads = 0;     // ZeRO-3/FSDP: one layer's unsharded gradients before reduce-scatter

@@ -15,14 +15,15 @@ std::string count(int64_t n) { return std::to_string(n); }
 // Allocator slack and CUDA context on top of the live tensors, as the chosen
 // memory kind counts them: allocated (live tensors only), reserved (+ the
 // caching allocator's slack), device (+ the CUDA context, what nvidia-smi shows).
-double overhead_term(const Job& job, double allocated, double outside_torch, std::string* why) {
-    const double slack = job.report == MemoryKind::Allocated ? 0 : job.fragmentation * allocated;
+double overhead_term(const Job& job, double allocated, double cached_load, double outside_torch, std::string* why) {
+    const double slack = job.report == MemoryKind::Allocated ? 0 : job.fragmentation * allocated + cached_load;
     const double context = job.report == MemoryKind::Device ? job.overhead_gb * kBytesPerGB + outside_torch : 0;
     if (why) {
         if (job.report == MemoryKind::Allocated)
             *why = "none: allocated memory counts live tensors only (torch max_memory_allocated)";
         else
             *why = "allocator slack " + printf_text("%.0f%%", job.fragmentation * 100) + " of " + gb_text(allocated) +
+                   (cached_load > 0 ? " + " + gb_text(cached_load) + " still reserved from loading unsharded weights" : "") +
                    (job.report == MemoryKind::Device ? " + CUDA context and non-torch buffers " + gb_text(job.overhead_gb * kBytesPerGB) +
                                                            (outside_torch > 0 ? " + paged optimizer states " + gb_text(outside_torch) : "")
                                                      : std::string()) +
@@ -56,17 +57,19 @@ Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossB
     Phase& lbw = t.phases[t.count++] = phase("loss_backward", "Loss backward");
     lbw.bytes = fwd.bytes;
     lbw.bytes[kLogits] = loss.backward_peak;
+    const double early_grads = std::max(sb.grads_in_forward, sb.head_grad);
+    lbw.bytes[kGradients] = early_grads;
 
     // Layer by layer, saved activations are freed while gradients appear: the
     // live sum is largest at one end, the first block (all activations) or
     // the last (all gradients).
     Phase& bw = t.phases[t.count++] = phase("backward", "Backward through the layers");
-    const double first = sb.grads_in_forward + a.blocks + sb.autocast_copies;
+    const double first = early_grads + a.blocks + sb.autocast_copies;
     const double last = sb.grads_at_end + a.blocks / L;
     bw.bytes[kWeights] = W;
     bw.bytes[kOptimizer] = O;
     bw.bytes[kActivations] = (first >= last ? a.blocks : a.blocks / L) + a.recompute + a.backward_work;
-    bw.bytes[kGradients] = first >= last ? sb.grads_in_forward : sb.grads_at_end;
+    bw.bytes[kGradients] = first >= last ? early_grads : sb.grads_at_end;
     bw.bytes[kBuffers] = pinned + sb.gathered_grads + (first >= last ? sb.autocast_copies : 0);
 
     if (!p.job.optimizer_in_backward) {
@@ -101,6 +104,21 @@ std::string training_why(const Plan& p, const ModelActivations& a, const Layout&
     return why;
 }
 
+// The step buffers that exist for this job, each with its size.
+std::string buffers_why(const StepBuffers& sb) {
+    const std::pair<const char*, double> items[] = {
+        {"FSDP/ZeRO-3 gathered layers (current + prefetched)", sb.gathered},
+        {"their unsharded gradients", sb.gathered_grads},
+        {"autocast 16-bit weight copies", sb.autocast_copies},
+        {"QLoRA dequantized weight", sb.dequantized},
+        {"foreach optimizer temporary (at the step)", sb.optimizer_temp},
+    };
+    std::string why;
+    for (const auto& [name, bytes] : items)
+        if (bytes > 0) why += (why.empty() ? "" : ", ") + std::string(name) + " " + gb_text(bytes);
+    return why.empty() ? "none for this recipe" : why;
+}
+
 }  // namespace
 
 double Phase::total() const {
@@ -111,6 +129,7 @@ double Phase::total() const {
 
 Step run_step(const Plan& p, const Layout& l, bool explain) {
     Step s;
+    double cached = 0;
     Breakdown& b = s.breakdown;
     auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
     const double W = weights_term(p, l, why(kWeights));
@@ -133,6 +152,8 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
         const double on_gpu_optimizer = p.job.paged_optimizer ? 0 : O;
         s.timeline = training_timeline(p, a, loss, sb, W, on_gpu_optimizer);
         s.cpu = sb.cpu;
+        cached = sb.cached_load;
+        s.saved = a.blocks + a.offloaded + loss.saved;
         const Phase& peak = s.timeline.phases[s.timeline.peak];
         b.bytes = peak.bytes;
         if (explain) {
@@ -142,17 +163,14 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
             b.why[kLogits] = std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
                              " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
                              gb_text(loss.backward_peak) + " while its gradient is computed";
-            b.why[kBuffers] = "FSDP/ZeRO-3 gathered layers " + gb_text(sb.gathered) + ", their gradients " +
-                              gb_text(sb.gathered_grads) + ", autocast 16-bit weight copies " + gb_text(sb.autocast_copies) +
-                              ", QLoRA dequantized weight " + gb_text(sb.dequantized) + ", optimizer temporaries " +
-                              gb_text(sb.optimizer_temp);
+            b.why[kBuffers] = buffers_why(sb);
             b.why[kKvCache] = "none: training keeps no KV cache (keys and values are part of the activations)";
         }
     }
     s.allocated = b.total();
     const double paged = trains(p.job) && p.job.paged_optimizer && !p.job.offload_optimizer ? O : 0;
-    b.bytes[kOverhead] = overhead_term(p.job, s.allocated, paged, why(kOverhead));
-    s.reserved = s.allocated * (1 + p.job.fragmentation);
+    b.bytes[kOverhead] = overhead_term(p.job, s.allocated, cached, paged, why(kOverhead));
+    s.reserved = s.allocated * (1 + p.job.fragmentation) + cached;
     s.device = s.reserved + p.job.overhead_gb * kBytesPerGB + paged;
     return s;
 }

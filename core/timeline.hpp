@@ -13,6 +13,7 @@ struct Step {
     Breakdown breakdown;  // at the peak, overhead included
     Timeline timeline;
     double allocated = 0, reserved = 0, device = 0, cpu = 0;
+    double saved = 0;  // kept from forward to backward: blocks' saved tensors + the loss's
 };
 
 Step run_step(const Plan& p, const Layout& l, bool explain);

@@ -19,7 +19,8 @@ expect() {  # expect NAME EXIT_CODE PATTERN -- args...
 }
 
 expect "default model table" 0 "Weights +16\.06 +8\.03 B params × 2 bytes \(BF16\)" --
-expect "training seed example" 0 "this job needs 9\.8 x that" -- --mode train
+expect "training seed example" 0 "this job needs 9\.6 x that" -- --mode train
+expect "training peak phase" 0 "Loss backward +146\.10   <- peak" -- --mode train
 expect "fit table" 0 "RTX 4090 24GB +24 GiB \(25\.77 GB\) +fits +1$" --
 expect "json output" 0 '"total_bytes": 18868203673\.6' -- --json
 expect "config file" 0 "Parameters: 46\.70 B total, 12\.88 B active" -- --config "$fixtures/mixtral-8x7b.config.json"

@@ -119,7 +119,7 @@ TEST_CASE("bad job fields name the field") {
 TEST_CASE("a good request returns ok with finite numbers") {
     const json r = json::parse(estimate_request(kLlama, R"({"mode":"train","gpus":8,"zero":3})"));
     REQUIRE(r["ok"].get<bool>());
-    CHECK(r["terms"].size() == 6);
+    CHECK(r["terms"].size() == kTermCount);
     CHECK(r["total_bytes"].get<double>() > 0);
     CHECK(r["fits"].size() >= 10);
 }

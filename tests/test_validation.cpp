@@ -17,19 +17,17 @@ double quantity(const std::string& name, const Estimate& e, const Job& job) {
     const auto& b = e.breakdown.bytes;
     if (name == "params_total") return e.params.total;
     if (name == "weights") return b[kWeights];
-    if (name == "model_states") return b[kWeights] + b[kGradients] + b[kOptimizer];
-    if (name == "activations") return b[kActivations];
+    if (name == "model_states") return e.model_states_bytes;
+    if (name == "activations_saved") return e.activations_saved_bytes;
     if (name == "kv_cache") return b[kKvCache];
     if (name == "kv_cache_per_token") return b[kKvCache] / static_cast<double>(job.seq * job.batch);
     if (name == "total") return e.breakdown.total();
     throw std::runtime_error("published.json: unknown quantity " + name);
 }
 
-}  // namespace
-
-TEST_CASE("published memory figures") {
-    const json table = json::parse(test::read_text(std::string(VRAMCALC_VALIDATION) + "/published.json"));
-    REQUIRE(table["rows"].size() >= 20);
+void run_table(const std::string& file, size_t min_rows) {
+    const json table = json::parse(test::read_text(std::string(VRAMCALC_VALIDATION) + "/" + file));
+    REQUIRE(table["rows"].size() >= min_rows);
     std::printf("\n%-32s %-18s %14s %14s %9s %s\n", "row", "quantity", "published", "vramcalc", "error", "tolerance");
     for (const json& row : table["rows"]) {
         const std::string id = row["id"];
@@ -51,9 +49,21 @@ TEST_CASE("published memory figures") {
             CHECK(ours >= published);
         } else {
             const double tolerance = row["tolerance"];
-            std::printf("%-32s %-18s %14.4g %14.4g %+8.2f%% ±%.1f%%\n", id.c_str(), q.c_str(), published, ours, 100 * error,
-                        100 * tolerance);
-            CHECK(std::fabs(error) <= tolerance);
+            const bool known_miss = row.contains("known_miss");
+            std::printf("%-32s %-18s %14.4g %14.4g %+8.2f%% ±%.1f%%%s\n", id.c_str(), q.c_str(), published, ours,
+                        100 * error, 100 * tolerance, known_miss ? "  MISS (known, see row)" : "");
+            // A known miss must still miss: once the model reaches it, the mark has to go.
+            if (known_miss) CHECK(std::fabs(error) > tolerance);
+            else CHECK(std::fabs(error) <= tolerance);
         }
     }
 }
+
+}  // namespace
+
+// Figures published from formulas or documented rules (ZeRO, vLLM paper, model cards...).
+TEST_CASE("published memory figures") { run_table("published.json", 20); }
+
+// Figures measured on real runs (../shared/calibration/measured.json, written as jobs by
+// scripts/make_measured.py): every training total within 15 %.
+TEST_CASE("measured training runs") { run_table("measured.json", 16); }
