@@ -51,6 +51,14 @@ std::string bounded_text(const std::string& text, size_t max_bytes) {
         } else if (const size_t n = utf8_length(text, i)) {
             piece = text.substr(i, n);
             used = n;
+            // Bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069)
+            // would reorder the rest of the line on a terminal or the page.
+            const unsigned char c1 = static_cast<unsigned char>(text[i + 1]), c2 = static_cast<unsigned char>(text[i + 2]);
+            if (n == 3 && c == 0xE2 && ((c1 == 0x80 && c2 >= 0xAA && c2 <= 0xAE) || (c1 == 0x81 && c2 >= 0xA6 && c2 <= 0xA9))) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", 0x2000 + ((c1 & 0x3F) << 6) + (c2 & 0x3F));
+                piece = buf;
+            }
         } else {
             piece = "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
         }

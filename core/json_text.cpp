@@ -1,6 +1,8 @@
 #include "json_text.hpp"
 
 #include <cmath>
+#include <set>
+#include <vector>
 
 #include "errors.hpp"
 #include "units.hpp"
@@ -12,16 +14,62 @@ void throw_too_large(const std::string& field) {
                                 " bytes)");
 }
 
-void check_json_limits(const std::string& text, const std::string& field) {
+namespace {
+
+// Rejects a key given twice in one object (nlohmann, like Python's json,
+// would silently keep the last): {"hidden_size": 4096, ..., "hidden_size": 8192}
+// is a paste mistake, and which one wins should not be a guess. The error
+// names the key's path, e.g. config.text_config.hidden_size.
+class DuplicateKeys {
+public:
+    explicit DuplicateKeys(const std::string& field) : field_(field) {}
+    bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        if (event == E::object_start || event == E::array_start) {
+            frames_.push_back({{}, {}, event == E::object_start});
+        } else if ((event == E::object_end || event == E::array_end) && !frames_.empty()) {
+            frames_.pop_back();
+        } else if (event == E::key && !frames_.empty()) {
+            Frame& top = frames_.back();
+            top.key = parsed.get<std::string>();
+            if (!top.keys.insert(top.key).second) throw InputError(path(), "given twice in one object");
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        std::set<std::string> keys;  // a set: an 8 MB object can hold 600,000 keys
+        std::string key;
+        bool object;
+    };
+    std::string path() const {
+        std::string p = field_;
+        for (const Frame& f : frames_) p += f.object ? "." + f.key : "[]";
+        return p;
+    }
+    std::string field_;
+    std::vector<Frame> frames_;  // at most kMaxJsonDepth deep
+};
+
+// The linear scan behind check_json_limits; returns how many object keys
+// the text holds (a string followed by ':'), for the duplicate check.
+size_t scan_json(const std::string& text, const std::string& field) {
     if (text.size() > kMaxJsonBytes) throw_too_large(field);
     int depth = 0;
-    bool in_string = false;
+    size_t keys = 0;
+    bool in_string = false, after_string = false;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (in_string) {
             if (c == '\\') ++i;  // the escaped character cannot end the string
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
+            else if (c == '"') in_string = false, after_string = true;
+            continue;
+        }
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (c == ':' && after_string) ++keys;
+        after_string = false;
+        if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {
             if (++depth > kMaxJsonDepth)
@@ -30,12 +78,33 @@ void check_json_limits(const std::string& text, const std::string& field) {
             --depth;  // unbalanced brackets are left for the parser to report
         }
     }
+    return keys;
 }
 
+// Members of every object in `v`; recursion is bounded by kMaxJsonDepth.
+size_t member_count(const nlohmann::json& v) {
+    size_t n = v.is_object() ? v.size() : 0;
+    if (v.is_structured())
+        for (const auto& child : v) n += member_count(child);
+    return n;
+}
+
+}  // namespace
+
+void check_json_limits(const std::string& text, const std::string& field) { scan_json(text, field); }
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& field) {
-    check_json_limits(text, field);
+    const size_t keys = scan_json(text, field);
     try {
-        return nlohmann::json::parse(text);
+        nlohmann::json parsed = nlohmann::json::parse(text);
+        // The parser keeps the last of duplicate keys: fewer members than keys
+        // in the text means one was given twice. Only then parse again, with
+        // the slower callback that finds and names it.
+        if (member_count(parsed) != keys) {
+            const nlohmann::json again = nlohmann::json::parse(text, DuplicateKeys(field));
+            (void)again;  // not reached: the callback throws
+        }
+        return parsed;
     } catch (const nlohmann::json::exception& e) {
         // Syntax errors and numbers too large for a double (1e999) alike.
         // e.what() carries the byte position, which is what a user needs to
