@@ -118,20 +118,23 @@ int run(int argc, char** argv) {
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
         const std::string arg = utf8_argument(argv[i], "arguments");
-        auto value = [&](const std::string& field) -> std::string {
+        // File paths are bytes to the OS and may be any; every other value
+        // goes into JSON and must be UTF-8.
+        auto path = [&](const std::string& field) -> std::string {
             if (i + 1 >= argc) throw InputError(field, "missing value after " + arg);
-            return utf8_argument(argv[++i], field);
+            return argv[++i];
         };
+        auto value = [&](const std::string& field) { return utf8_argument(path(field), field); };
         if (arg == "--help" || arg == "-h") {
             std::cout << kUsage;
             return 0;
         } else if (arg == "--json") as_json = true;
         else if (arg == "--list") list = true;
         else if (arg == "--model") model_id = value("model");
-        else if (arg == "--config") config_path = value("config");
+        else if (arg == "--config") config_path = path("config");
         else if (arg == "--params") params = value("config.num_parameters");
-        else if (arg == "--models") models_path = value("models.json");
-        else if (arg == "--job") job_fields = parse_json_text(read_file(value("job"), "job"), "job");
+        else if (arg == "--models") models_path = path("models.json");
+        else if (arg == "--job") job_fields = parse_json_text(read_file(path("job"), "job"), "job");
         else if (arg == "--flash") job_flags["flash_attention"] = true;
         else if (arg == "--no-flash") job_flags["flash_attention"] = false;
         else if (arg == "--master-weights") job_flags["master_weights"] = true;

@@ -62,6 +62,7 @@ expect "invalid UTF-8 value" 2 "^vramcalc: error: job\.mode: is not valid UTF-8 
 expect "invalid UTF-8 flag" 2 "^vramcalc: error: arguments: is not valid UTF-8 text" -- $'--\xc0\xaf' 1
 expect "surrogate in value" 2 "^vramcalc: error: job\.lora_targets: is not valid UTF-8" -- --lora-targets $'\xed\xa0\x80'
 expect "long value not echoed" 2 "^vramcalc: error: job\.dtype: unknown format 'x{60}… \(100000 bytes\)'" -- --dtype "$(printf 'x%.0s' $(seq 100000))"
+expect "non-UTF-8 path" 2 "^vramcalc: error: config: cannot read file '/nonexistent/�\.json'$" -- --config $'/nonexistent/\xff.json'
 expect "config /dev/zero" 2 "^vramcalc: error: config: larger than 8 MB" -- --config /dev/zero
 expect "job /dev/zero" 2 "^vramcalc: error: job: larger than 8 MB" -- --job /dev/zero
 expect "big config" 2 "^vramcalc: error: config: larger than 8 MB" -- --config "$tmp/big.json"
