@@ -131,6 +131,10 @@ TEST_CASE("hostile: huge and odd numbers give the field's range error") {
           "config.num_local_experts: must be between 0 and 100000, got 1e+15");
     CHECK(error_of(llama_with("hidden_size", "NaN")) == "config.hidden_size: must be a number, got \"NaN\"");
     CHECK(error_of(R"({"model_type":"llama","hidden_size":1e999})").rfind("config: malformed JSON", 0) == 0);
+    // 10,000 layers × (4·10¹² attention + 3·10¹³ MLP weights) = 3.4·10¹⁷ parameters.
+    CHECK(error_of(R"({"model_type":"llama","vocab_size":32000,"intermediate_size":10000000,"hidden_size":1000000,)"
+                   R"("num_hidden_layers":10000,"num_attention_heads":100000})") ==
+          "config: describes an absurd model (3.4e+17 parameters > 1e15); check hidden_size, layers and expert counts");
     CHECK(error_of(kLlama, R"({"batch":1e300})") == "job.batch: must be between 1 and 1000000, got 1e+300");
     CHECK(error_of(kLlama, R"({"seq":-0.0})") == "job.seq: must be between 1 and 100000000, got -0.0");
     CHECK(error_of(kLlama, R"({"fragmentation":[1,2,3]})") == "job.fragmentation: must be a number, got a list of 3 items");
