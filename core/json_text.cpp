@@ -52,7 +52,7 @@ private:
     std::vector<Frame> frames_;  // at most kMaxJsonDepth deep
 };
 
-// The linear scan behind check_json_limits; returns how many object keys
+// The size and depth check: one linear scan, no recursion. Returns how many object keys
 // the text holds (a string followed by ':'), for the duplicate check.
 size_t scan_json(const std::string& text, const std::string& field) {
     if (text.size() > kMaxJsonBytes) throw_too_large(field);
@@ -90,8 +90,6 @@ size_t member_count(const nlohmann::json& v) {
 }
 
 }  // namespace
-
-void check_json_limits(const std::string& text, const std::string& field) { scan_json(text, field); }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& field) {
     const size_t keys = scan_json(text, field);

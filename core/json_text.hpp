@@ -20,12 +20,11 @@ constexpr int kMaxJsonDepth = 64;
 // The size error, shared with the CLI's file reader: "<field>: larger than 8 MB ...".
 [[noreturn]] void throw_too_large(const std::string& field);
 
-// Rejects text over kMaxJsonBytes or nested deeper than kMaxJsonDepth, by one
-// linear scan that skips strings (and their escapes), without recursion, so
-// nothing deep ever reaches the parser.
-void check_json_limits(const std::string& text, const std::string& field);
-
-// Parses JSON text within those limits; malformed text becomes an InputError naming `field`.
+// Parses JSON text; malformed text becomes an InputError naming `field`.
+// Text over kMaxJsonBytes or nested deeper than kMaxJsonDepth is rejected
+// first, by one linear scan that skips strings (and their escapes), without
+// recursion, so nothing deep ever reaches the parser. A key given twice in
+// one object is an error naming its path ("config.hidden_size: given twice").
 nlohmann::json parse_json_text(const std::string& text, const std::string& field);
 
 // For error messages, never recursive: scalars as JSON (strings through
