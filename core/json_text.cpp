@@ -151,14 +151,6 @@ bool bool_field(const nlohmann::json& v, const std::string& field) {
     return v.get<bool>();
 }
 
-std::string describe_value(const nlohmann::json& v) {
-    if (v.is_array()) return "a list of " + std::to_string(v.size());
-    if (v.is_object()) return "an object";
-    std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (text.size() > 80) text = text.substr(0, 77) + "...";
-    return text;
-}
-
 std::string text_field(const nlohmann::json& v, const std::string& field) {
     if (!v.is_string()) throw InputError(field, "must be a string, got " + describe_value(v));
     return v.get<std::string>();

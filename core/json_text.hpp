@@ -41,8 +41,4 @@ std::string text_field(const nlohmann::json& v, const std::string& field);
 std::string optional_text(const nlohmann::json& object, const char* key, const std::string& field,
                           const std::string& fallback = "");
 
-// A short description of a value for error messages: never recursive beyond
-// a few levels and never longer than about 80 characters.
-std::string describe_value(const nlohmann::json& v);
-
 }  // namespace vramcalc
