@@ -26,7 +26,10 @@ const char* kConfigKeys[] = {
     "n_positions", "text_config", "architectures", "multi_query", "attention_bias"};
 const char* kJobKeys[] = {"mode", "dtype", "optimizer", "batch", "seq", "checkpointing", "flash_attention", "kv_dtype",
                           "lora_rank", "lora_targets", "adapter_dtype", "master_weights", "gpus", "tp", "pp", "zero",
-                          "overhead_gb", "fragmentation"};
+                          "overhead_gb", "fragmentation", "framework", "precision", "optimizer_dtype", "optimizer_impl",
+                          "paged_optimizer", "optimizer_in_backward", "fp32_gradients", "grad_accum", "activation_offload",
+                          "attention", "loss", "loss_chunks", "compile", "lora_dropout", "offload_optimizer",
+                          "offload_params", "cp", "report"};
 
 json hostile_value(std::mt19937_64& rng) {
     // Static: the deep and long values are built once.
