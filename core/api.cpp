@@ -29,7 +29,7 @@ std::string guarded(Body body) {
     } catch (const InputError& e) {
         return error_json(e.field(), e.what());
     } catch (const std::exception& e) {
-        return error_json("internal", std::string("internal error: ") + e.what());
+        return error_json("internal", bounded_text(std::string("internal error: ") + e.what(), kMaxErrorMessageBytes));
     }
 }
 
@@ -158,9 +158,10 @@ std::vector<ModelEntry> parse_models(const std::string& text) {
         ModelEntry m;
         m.id = required_string(entry, "id", where);
         m.name = required_string(entry, "name", where);
-        m.hf_id = entry.value("hf_id", "");
-        m.source = entry.value("source", "");
-        m.published_params = entry.value("published_params", 0.0);
+        m.hf_id = optional_text(entry, "hf_id", where + ".hf_id");
+        m.source = optional_text(entry, "source", where + ".source");
+        if (entry.contains("published_params") && !entry["published_params"].is_null())
+            m.published_params = number_field(entry["published_params"], where + ".published_params", 0, 1e15);
         if (!entry.contains("config") || !entry["config"].is_object())
             throw InputError(where + ".config", "missing (a config.json object)");
         m.config = entry["config"];
@@ -174,7 +175,7 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
         if (m.id == id) return m;
     std::string known;
     for (const auto& m : models) known += (known.empty() ? "" : ", ") + m.id;
-    throw InputError("model", "unknown model '" + id + "'; known: " + known);
+    throw InputError("model", "unknown model '" + short_text(id) + "'; known: " + known);
 }
 
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {

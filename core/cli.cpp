@@ -1,8 +1,8 @@
 // vramcalc command line: estimate GPU memory for a model and a job.
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -46,20 +46,55 @@ Job (defaults in brackets):
   --json                print the estimate as JSON
 )";
 
+// Reads at most kMaxJsonBytes: a huge file or /dev/zero gives the size
+// error after 8 MB instead of running out of memory.
 std::string read_file(const std::string& path, const std::string& field) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(field, "cannot read file '" + path + "'");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    if (!in) throw InputError(field, "cannot read file '" + short_text(path) + "'");
+    std::string text;
+    char chunk[65536];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<size_t>(in.gcount()));
+        if (text.size() > kMaxJsonBytes) throw_too_large(field);
+    }
+    if (in.bad()) throw InputError(field, "cannot read file '" + short_text(path) + "'");
+    return text;
 }
 
-// Flag values become JSON numbers when they look like numbers, strings
-// otherwise; parse_job then validates both in one place.
-json flag_value(const std::string& text) {
-    char* end = nullptr;
-    double d = std::strtod(text.c_str(), &end);
-    if (!text.empty() && end && *end == '\0') return d;
+// A decimal number as people type one: 7e9, -4, 0.5, .5, +3. Not hex (0x10),
+// nan, inf or trailing text, all of which strtod would also accept.
+bool looks_decimal(const std::string& t) {
+    size_t i = 0, digits = 0;
+    const auto digit = [&](size_t k) { return k < t.size() && t[k] >= '0' && t[k] <= '9'; };
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    while (digit(i)) ++i, ++digits;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        while (digit(i)) ++i, ++digits;
+    }
+    if (digits == 0) return false;
+    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+        ++i;
+        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        if (!digit(i)) return false;
+        while (digit(i)) ++i;
+    }
+    return i == t.size();
+}
+
+// Flag values become JSON numbers when they are decimal numbers, strings
+// otherwise; parse_job then validates both in one place, and its errors
+// quote the text as typed ("got \"nan\"", "got \"0x10\"").
+json flag_value(const std::string& text, const std::string& field) {
+    if (!looks_decimal(text)) return text;
+    const double d = std::strtod(text.c_str(), nullptr);
+    if (!std::isfinite(d)) throw InputError(field, "must be a finite number, got " + short_text(text));
+    return d;
+}
+
+// argv holds whatever bytes the shell passed; JSON and error texts need UTF-8.
+std::string utf8_argument(const std::string& text, const std::string& field) {
+    if (!is_utf8(text)) throw InputError(field, "is not valid UTF-8 text: '" + short_text(text) + "'");
     return text;
 }
 
@@ -82,30 +117,33 @@ int run(int argc, char** argv) {
     json job_fields = json::object();
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&](const std::string& field) -> std::string {
+        const std::string arg = utf8_argument(argv[i], "arguments");
+        // File paths are bytes to the OS and may be any; every other value
+        // goes into JSON and must be UTF-8.
+        auto path = [&](const std::string& field) -> std::string {
             if (i + 1 >= argc) throw InputError(field, "missing value after " + arg);
             return argv[++i];
         };
+        auto value = [&](const std::string& field) { return utf8_argument(path(field), field); };
         if (arg == "--help" || arg == "-h") {
             std::cout << kUsage;
             return 0;
         } else if (arg == "--json") as_json = true;
         else if (arg == "--list") list = true;
         else if (arg == "--model") model_id = value("model");
-        else if (arg == "--config") config_path = value("config");
+        else if (arg == "--config") config_path = path("config");
         else if (arg == "--params") params = value("config.num_parameters");
-        else if (arg == "--models") models_path = value("models.json");
-        else if (arg == "--job") job_fields = parse_json_text(read_file(value("job"), "job"), "job");
+        else if (arg == "--models") models_path = path("models.json");
+        else if (arg == "--job") job_fields = parse_json_text(read_file(path("job"), "job"), "job");
         else if (arg == "--flash") job_flags["flash_attention"] = true;
         else if (arg == "--no-flash") job_flags["flash_attention"] = false;
         else if (arg == "--master-weights") job_flags["master_weights"] = true;
         else if (arg == "--no-master-weights") job_flags["master_weights"] = false;
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
             const std::string key = json_key(arg.substr(2));
-            job_flags[key] = flag_value(value("job." + key));
+            job_flags[key] = flag_value(value("job." + key), "job." + key);
         } else {
-            throw InputError("arguments", "unexpected '" + arg + "' (see --help)");
+            throw InputError("arguments", "unexpected '" + short_text(arg) + "' (see --help)");
         }
     }
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
@@ -120,8 +158,9 @@ int run(int argc, char** argv) {
     json config;
     std::string name;
     if (!params.empty()) {
-        json count = flag_value(params);
+        json count = flag_value(params, "config.num_parameters");
         config = config_path.empty() ? json::object() : parse_json_text(read_file(config_path, "config"), "config");
+        if (!config.is_object()) throw InputError("config", "must be a JSON object like a Hugging Face config.json");
         config["num_parameters"] = count;
         name = "explicit " + params + " parameters";
     } else if (!config_path.empty()) {

@@ -88,7 +88,7 @@ bool read_bool(const json& config, const char* key, bool fallback) {
 std::string resolve_model_type(const json& config) {
     auto it = config.find("model_type");
     if (it != config.end() && !it->is_null()) {
-        if (!it->is_string()) throw InputError("config.model_type", "must be a string, got " + it->dump());
+        if (!it->is_string()) throw InputError("config.model_type", "must be a string, got " + describe_value(*it));
         return it->get<std::string>();
     }
     auto arch = config.find("architectures");
@@ -119,7 +119,7 @@ int64_t count_dense_layers(const json& config, const std::string& model_type, in
             if (!it->is_array()) throw InputError("config.mlp_only_layers", "must be a list of layer indices");
             for (const auto& v : *it) {
                 if (!v.is_number_integer() || v.get<int64_t>() < 0)
-                    throw InputError("config.mlp_only_layers", "must hold layer indices, got " + v.dump());
+                    throw InputError("config.mlp_only_layers", "must hold layer indices, got " + describe_value(v));
                 mlp_only.insert(v.get<int64_t>());
             }
         }
@@ -220,7 +220,7 @@ ModelConfig parse_config(const json& root) {
     } else if (!known) {
         if (m.model_type.empty())
             throw InputError("config.model_type", std::string("missing; supported: ") + supported_model_types());
-        throw InputError("config.model_type", "unknown architecture '" + m.model_type +
+        throw InputError("config.model_type", "unknown architecture '" + short_text(m.model_type) +
                                                   "'; supported: " + supported_model_types());
     } else {
         m.family = known->family;

@@ -43,7 +43,7 @@ std::string format_names() {
 const NumberFormat& find_format(const std::string& name, const std::string& field) {
     for (const auto& f : kFormats)
         if (name == f.name) return f;
-    throw InputError(field, "unknown format '" + name + "'; choose one of " + format_names());
+    throw InputError(field, "unknown format '" + short_text(name) + "'; choose one of " + format_names());
 }
 
 bool is_kv_format(const NumberFormat& f) { return f.bits == 32 || f.bits == 16 || f.bits == 8; }

@@ -1,6 +1,7 @@
 #include "params.hpp"
 
 #include "errors.hpp"
+#include "units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -154,7 +155,7 @@ ParamCounts count_params(const ModelConfig& config) {
         if (t.kind == TensorKind::Embedding || t.kind == TensorKind::Head) counts.embeddings += p;
     }
     if (counts.total > kMaxParams)
-        throw InputError("config", "describes an absurd model (" + std::to_string(counts.total) +
+        throw InputError("config", "describes an absurd model (" + printf_text("%.3g", counts.total) +
                                        " parameters > 1e15); check hidden_size, layers and expert counts");
     return counts;
 }

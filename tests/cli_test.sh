@@ -41,5 +41,38 @@ expect "bad layout" 2 "error: job\.gpus: must be a multiple of tp" -- --gpus 6 -
 expect "quantized training" 2 "error: job\.dtype: full training needs" -- --mode train --dtype int4
 expect "params without dims" 2 "error: config\.hidden_size: missing; needed for" -- --params 7e9
 
+# Hostile input (issue 13): named errors with exit 2, never "internal error" (exit 3) or a crash.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+python3 - "$tmp" <<'PY'
+import sys
+d = sys.argv[1]
+open(d + '/deep-arrays.json', 'w').write('[' * 55000 + ']' * 55000)
+open(d + '/deep-objects.json', 'w').write('{"a":' * 5000 + '1' + '}' * 5000)
+open(d + '/big.json', 'w').write('{"model_type":"llama"}' + ' ' * 9_000_000)
+open(d + '/dup.json', 'w').write('{"mode":"train","mode":"lora"}')
+open(d + '/array.json', 'w').write('[1]')
+open(d + '/models-bad.json', 'w').write('{"models":[{"id":"a","name":"A","hf_id":5,"config":{"num_parameters":1e9}}]}')
+PY
+expect "batch nan" 2 '^vramcalc: error: job\.batch: must be a number, got "nan"$' -- --batch nan
+expect "batch inf" 2 '^vramcalc: error: job\.batch: must be a number, got "inf"$' -- --batch inf
+expect "batch 1e999" 2 '^vramcalc: error: job\.batch: must be a finite number, got 1e999$' -- --batch 1e999
+expect "seq hex" 2 '^vramcalc: error: job\.seq: must be a number, got "0x10"$' -- --seq 0x10
+expect "params nan" 2 '^vramcalc: error: config\.num_parameters: must be a number, got "NaN"$' -- --params NaN
+expect "decimal forms" 0 "Parameters: 7\.00 B total" -- --params +.7e10 --config "$fixtures/llama-3-8b.config.json" --batch 1.0
+expect "invalid UTF-8 value" 2 "^vramcalc: error: job\.mode: is not valid UTF-8 text: '�'$" -- --mode $'\xff'
+expect "invalid UTF-8 flag" 2 "^vramcalc: error: arguments: is not valid UTF-8 text" -- $'--\xc0\xaf' 1
+expect "surrogate in value" 2 "^vramcalc: error: job\.lora_targets: is not valid UTF-8" -- --lora-targets $'\xed\xa0\x80'
+expect "long value not echoed" 2 "^vramcalc: error: job\.dtype: unknown format 'x{60}… \(100000 bytes\)'" -- --dtype "$(printf 'x%.0s' $(seq 100000))"
+expect "non-UTF-8 path" 2 "^vramcalc: error: config: cannot read file '/nonexistent/�\.json'$" -- --config $'/nonexistent/\xff.json'
+expect "config /dev/zero" 2 "^vramcalc: error: config: larger than 8 MB" -- --config /dev/zero
+expect "job /dev/zero" 2 "^vramcalc: error: job: larger than 8 MB" -- --job /dev/zero
+expect "big config" 2 "^vramcalc: error: config: larger than 8 MB" -- --config "$tmp/big.json"
+expect "deep config" 2 "^vramcalc: error: config: nested deeper than 64 levels$" -- --config "$tmp/deep-arrays.json"
+expect "deep job" 2 "^vramcalc: error: job: nested deeper than 64 levels$" -- --job "$tmp/deep-objects.json"
+expect "deep models.json" 2 "^vramcalc: error: models\.json: nested deeper than 64 levels$" -- --models "$tmp/deep-arrays.json"
+expect "duplicate key" 2 "^vramcalc: error: job\.mode: given twice in one object$" -- --job "$tmp/dup.json"
+expect "params with array config" 2 "^vramcalc: error: config: must be a JSON object" -- --params 7e9 --config "$tmp/array.json"
+expect "models.json wrong type" 2 "^vramcalc: error: models\[0\]\.hf_id: must be a string, got 5$" -- --models "$tmp/models-bad.json" --model a
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
