@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace vramcalc {
 namespace {
@@ -36,12 +37,6 @@ Shape shape_of(const Plan& p) {
             p.job.mode == Mode::Train, p.lora_roles, p.job.lora_dropout, p.job.compile,
             static_cast<double>(p.job.lora_rank)};
 }
-
-// Does the linear with this role save its input? Full training: always (its
-// weight gradient needs it). Frozen weights save nothing (autograd saves an
-// input only for a gradient that is needed; measured in PyTorch 1.13 with a
-// frozen nn.Linear); a LoRA adapter's A matrix saves it.
-bool saves_input(const Shape& d, uint32_t role) { return d.train_all || (d.lora & role); }
 
 // The input of the linears with `roles`, of width `width`: saved once when
 // any of them needs it; with LoRA dropout every adapter keeps its own mask
@@ -100,7 +95,9 @@ void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     double qkv = hq * d.B;
     // HF sdpa and eager (repeat_kv) and torchtune expand k and v to every head;
     // flash-attn 2 takes them at kv-head width.
-    const double kv_width = (kernel == Attention::Flash || d.kv_heads == d.heads) ? hk : hq;
+    // (MQA under SDPA: repeat_kv's reshape of a stride-0 expand stays a view one head wide.)
+    const double kv_width =
+        (kernel == Attention::Flash || d.kv_heads == d.heads || (kernel == Attention::Sdpa && d.kv_heads == 1)) ? hk : hq;
     qkv += 2 * kv_width * d.B;
     a.add("q, k, v", qkv);
     double core = 0;
@@ -141,19 +138,28 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     double latents = norm_bytes(p, d, rkv) + linear_inputs(d, kRoleKvUp, targeted(d, {kRoleKvUp}), rkv);
     if (rq > 0) latents += norm_bytes(p, d, rq) + linear_inputs(d, kRoleQUp, targeted(d, {kRoleQUp}), rq);
     a.add("q/kv latents", latents);
-    // query and key: cat(nope, rope) per head; v stays a view of kv_b_proj's output (nope + v per head).
-    a.add("q, k, v", (2 * heads * qk + heads * (static_cast<double>(c.qk_nope_head_dim) + dv)) * d.B);
-    double core = p.job.attention == Attention::Eager ? eager_scores(p, d, heads) : heads * dv * d.B + heads * 4;
+    // query and key: cat(nope, rope) per head (2·a·qk). v is a split view of kv_b_proj's output
+    // (a·(nope + v) kept whole by SDPA); flash-attn pads v to qk (HF pads, then slices the output
+    // into a new o_proj input); eager copies v for its matmul.
+    const double nope = static_cast<double>(c.qk_nope_head_dim);
+    const Attention kernel = p.job.attention;
+    double v_kept = heads * (nope + dv), out = heads * dv, o_copy = heads * dv;
+    if (kernel == Attention::Flash && dv < qk) v_kept = out = heads * qk;
+    if (kernel == Attention::Flash && dv >= qk) o_copy = 0;
+    if (kernel == Attention::Eager) v_kept = heads * dv;
+    a.add("q, k, v", (2 * heads * qk + v_kept) * d.B);
+    const double core = kernel == Attention::Eager ? eager_scores(p, d, heads) : out * d.B + heads * 4;
     a.add("attention core", core);
     a.attention_core += core;
-    a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv));
+    const bool plain = d.train_all || ((d.lora & kRoleO) && d.dropout == 0);
+    a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv) - (plain ? (heads * dv - o_copy) * d.B : 0));
 }
 
 // One gated (SwiGLU/GeGLU) MLP of width I over `copies` tokens per token: the
 // activation saves its input g, the product saves act(g) and u, down_proj
 // saves the product. torch.compile recomputes act(g) from g.
 double gated_mlp(const Shape& d, double I, bool expert) {
-    const uint32_t e = expert ? kRoleExpert : 0;
+    const uint32_t e = expert ? uint32_t{kRoleExpert} : uint32_t{0};
     const bool adapter = (d.lora & kRoleDown) && (!expert || (d.lora & e));
     double bytes = (d.compile ? 2 : 3) * I * d.B;  // g, act(g), u
     // the product, down_proj's input: kept for its weight gradient, or by an adapter's lora_A
@@ -186,15 +192,21 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     const ModelConfig& c = p.m.config;
     const double E = static_cast<double>(c.experts), k = static_cast<double>(c.experts_per_token);
     const double Ie = static_cast<double>(c.moe_intermediate);
-    a.add("MLP input", d.train_all ? d.h * d.B : 0);
-    // DeepSeek-V3's router runs in fp32 on an fp32 copy of the input.
-    const bool fp32_router = c.model_type == "deepseek_v3";
-    a.add("router", E * 4 + k * 12 + (fp32_router && d.train_all ? d.h * 4 : 0));
+    // DeepSeek-V3 (noaux_tc): the router is F.linear on fp32 copies of the input and of its weight,
+    // sigmoid scores; its expert outputs are multiplied by fp32 weights into an fp32 sum.
+    const bool deepseek = c.model_type == "deepseek_v3";
     const bool expert_inputs = d.train_all || (d.lora & kRoleExpert);
-    a.add("routed token copies", k * ((expert_inputs ? d.h * d.B : 0) + d.h * d.B));
+    // Router: its input (Mixtral: the norm output; DeepSeek: an fp32 copy), fp32 probabilities, top-k
+    // int64 indices and fp32 values (12 per slot), the renormalizing sum (4).
+    a.add("router", (deepseek ? 4 * d.h : (d.train_all ? d.h * d.B : 0)) + E * 4 + k * 12 + 4);
+    // torch.where(expert_mask): one int64 (token, slot) pair per routed slot (16).
+    a.add("dispatch indices", k * 16);
+    a.add("routed token copies", k * (expert_inputs ? d.h * d.B : 0));
     a.add("expert intermediates", k * gated_mlp(d, Ie, true));
+    // combine: the expert output and routing weight kept by the multiply, the product kept by index_add_
+    a.add("expert outputs", k * (deepseek ? d.h * d.B + 4 + 4 * d.h : 2 * d.h * d.B + d.B));
     const double shared = static_cast<double>(c.moe_intermediate * c.shared_experts + c.shared_expert_intermediate);
-    if (shared > 0) a.add("shared experts", gated_mlp(d, shared, false));
+    if (shared > 0) a.add("shared experts", (deepseek && d.B < 4 ? d.h * d.B : 0) + gated_mlp(d, shared, false));
 }
 
 }  // namespace
@@ -222,6 +234,25 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     for (int i = 0; i < a.count; ++i) a.parts[i].bytes *= scale;
     a.total *= scale;
     a.attention_core *= scale;
+    // Once per MoE block, not per token: DeepSeek-V3 casts its router weight to fp32 and keeps the copy.
+    if (moe && c.model_type == "deepseek_v3" && d.B < 4 && d.train_all)
+        a.add("router weight fp32 copy", static_cast<double>(c.experts) * d.h * 4 / static_cast<double>(l.tp));
+    return a;
+}
+
+BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
+    BlockActivations a = block_activations(p, l, moe);
+    if (p.job.checkpointing == Checkpointing::Selective) {
+        for (int i = 0; i < a.count; ++i)
+            if (std::string(a.parts[i].name) == "attention core") a.parts[i].bytes = 0;
+        a.total -= a.attention_core;
+    } else if (p.job.checkpointing == Checkpointing::Full) {
+        const ModelConfig& c = p.m.config;
+        const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
+        const double R = (p.job.mode == Mode::Train && p.job.precision == Precision::Autocast) ? 4 : p.compute.bits / 8;
+        a = BlockActivations{};
+        a.add("block input", T * static_cast<double>(c.hidden) * R / static_cast<double>(l.tp));
+    }
     return a;
 }
 

@@ -28,6 +28,11 @@ struct BlockActivations {
 // One block of the model (an MoE block when `moe`), per GPU.
 BlockActivations block_activations(const Plan& p, const Layout& l, bool moe);
 
+// What one block keeps from its forward to its backward under the job's
+// checkpointing: everything (none), all but the attention core (selective), or
+// only its input (full).
+BlockActivations kept_block(const Plan& p, const Layout& l, bool moe);
+
 // The saved activations of every block this GPU holds, and of the largest
 // block (what recomputation re-creates during backward).
 struct ModelActivations {
