@@ -76,5 +76,36 @@ def main():
     print(f"worst total error {100 * worst:.4f}%")
 
 
+
+
+def markdown():
+    """Tables for calib-breakdown.md: totals for every case, and parts for the first shape of each family."""
+    torch.set_num_threads(1)
+    print("| family | shape | dtype | attention | measured (B) | formula (B) | error | checkpointed (reentrant / non) |")
+    print("|---|---|---|---|---:|---:|---:|---|")
+    detail = {}
+    for fam, label, cfg, b, s in CASES:
+        variants = [("eager", False)] if fam == "gpt2" else [("eager", False), ("flash", False)]
+        if fam == "deepseek_v3":
+            variants.append(("flash", True))
+        for impl, dense in variants:
+            for dname in DTYPES:
+                r, f, live, ck = run_case(cfg, b, s, dname, impl, dense)
+                m = r["total"] - r["parts"].get("scalar constants (0-d)", 0)
+                g = sum(f.values())
+                kept = " / ".join(str(ck[k]["kept"] - ck[k]["rng"]) for k in (True, False))
+                print(f"| {fam}{' (dense layer)' if dense else ''} | {label} | {dname} | {impl} | {m} | {g} |"
+                      f" {100 * (g - m) / m:+.2f}% | {kept} (input {ck[True]['input']}) |")
+                detail.setdefault((fam, impl, dense), (label, dname, r, f)) if dname == "bf16" else None
+    for (fam, impl, dense), (label, dname, r, f) in detail.items():
+        print(f"\n**{fam}{' dense layer' if dense else ''} {impl}, {label}, {dname}** (bytes per part)\n")
+        print("| part | measured | formula | saved by (grad_fn) |\n|---|---:|---:|---|")
+        ops = {}
+        for t in r["tensors"]:
+            ops.setdefault(t["part"], set()).update(t["ops"])
+        for n in dict.fromkeys(list(r["parts"]) + list(f)):
+            print(f"| {n} | {r['parts'].get(n, 0)} | {f.get(n, '-')} | {', '.join(sorted(ops.get(n, [])))} |")
+
+
 if __name__ == "__main__":
-    main()
+    markdown() if "--markdown" in sys.argv else main()
