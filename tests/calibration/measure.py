@@ -139,3 +139,22 @@ def _live_once(fn):
         result = fn()
         gc.collect()  # free temporaries caught in reference cycles before counting
     return result, sum(e.self_cpu_memory_usage for e in prof.events())
+
+
+def checkpoint_saved_reentrant(block, x, extras):
+    """Deterministic count for run.py: with use_reentrant=True, CheckpointFunction keeps its inputs through
+    ctx.save_for_backward (seen by the pack hook) and nothing else; shared extras and parameters excluded."""
+    from torch.utils.checkpoint import checkpoint
+    skip = excluded_keys(block, extras)
+    packed = {}
+
+    def pack(t):
+        k = storage_key(t)
+        if k not in skip:
+            packed[k] = k[1]
+        return t
+    names = list(extras)
+    fn = lambda inp, *ex: block(inp, **dict(zip(names, ex)))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        checkpoint(fn, x, *[extras[n] for n in names], use_reentrant=True)
+    return sum(packed.values())
