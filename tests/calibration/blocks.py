@@ -120,10 +120,11 @@ def eager_attention(q, k, v, mask, scaling, n_rep):
 class FlashAttention(torch.autograd.Function):
     """Saves exactly what FlashAttention-2 (and SDPA's flash/efficient kernels) save for backward:
     q, k, v (k/v with the kv heads, no repeat), the output and the fp32 logsumexp (b, heads, s).
-    Inputs q (b, a, s, d), k/v (b, kvh, s, d[v]); output (b, s, a, d_v) like flash_attn_func."""
+    Inputs q (b, a, s, d), k/v (b, kvh, s, d[v]); output (b, s, a, d_v) like flash_attn_func, or with
+    heads_first (b, a, s, d_v) like torch's scaled_dot_product_attention (flash / memory-efficient kernels)."""
 
     @staticmethod
-    def forward(ctx, q, k, v, scaling):
+    def forward(ctx, q, k, v, scaling, heads_first=False):
         n_rep = q.shape[1] // k.shape[1]
         with torch.no_grad():
             s = q.shape[2]
@@ -131,9 +132,10 @@ class FlashAttention(torch.autograd.Function):
             logits = logits.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
             lse = torch.logsumexp(logits, dim=-1)
             probs = torch.exp(logits - lse[..., None])
-            out = torch.matmul(probs, repeat_kv(v, n_rep).float()).to(q.dtype).transpose(1, 2).contiguous()
+            out = torch.matmul(probs, repeat_kv(v, n_rep).float()).to(q.dtype)
+            out = out.contiguous() if heads_first else out.transpose(1, 2).contiguous()
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.scaling, ctx.n_rep = scaling, n_rep
+        ctx.scaling, ctx.n_rep, ctx.heads_first = scaling, n_rep, heads_first
         return out
 
     @staticmethod
@@ -144,16 +146,17 @@ class FlashAttention(torch.autograd.Function):
         logits = torch.matmul(q.float(), kf.transpose(2, 3)) * scaling
         logits = logits.masked_fill(torch.ones(s, s, dtype=torch.bool).triu(1), float("-inf"))
         p = torch.exp(logits - lse[..., None])
-        do = dout.transpose(1, 2).float()
+        o = out if ctx.heads_first else out.transpose(1, 2)
+        do = (dout if ctx.heads_first else dout.transpose(1, 2)).float()
         dv = torch.matmul(p.transpose(2, 3), do)
         dp = torch.matmul(do, vf.transpose(2, 3))
-        delta = (do * out.transpose(1, 2).float()).sum(-1, keepdim=True)
+        delta = (do * o.float()).sum(-1, keepdim=True)
         ds = p * (dp - delta) * scaling
         dq, dk = torch.matmul(ds, kf), torch.matmul(ds.transpose(2, 3), q.float())
         def fold(t):
             b, a, sq, d = t.shape
             return t.view(b, a // n_rep, n_rep, sq, d).sum(2)
-        return dq.to(q.dtype), fold(dk).to(k.dtype), fold(dv).to(v.dtype), None
+        return dq.to(q.dtype), fold(dk).to(k.dtype), fold(dv).to(v.dtype), None, None
 
 
 def attention(q, k, v, mask, scaling, impl):
@@ -162,6 +165,13 @@ def attention(q, k, v, mask, scaling, impl):
     if impl == "flash":
         with part("flash saved (q, k, v, out, lse)"):
             out = FlashAttention.apply(q, k, v, scaling)
+    elif impl == "sdpa":
+        # transformers integrations/sdpa_attention.py: repeat_kv unless use_gqa_in_sdpa (torch >= 2.5 and no
+        # attention mask); SDPA returns (b, a, s, d), transposed and made contiguous for o_proj
+        n_rep = q.shape[1] // k.shape[1]
+        with part("sdpa saved (q, k, v, out, lse)"):
+            out = FlashAttention.apply(q, repeat_kv(k, n_rep), repeat_kv(v, n_rep), scaling, True)
+        out = out.transpose(1, 2)
     else:
         out = eager_attention(q, k, v, mask, scaling, q.shape[1] // k.shape[1])
     return out.reshape(b, s, -1).contiguous()

@@ -43,7 +43,7 @@ def main():
     show = "--tensors" in sys.argv
     worst = 0.0
     for fam, label, cfg, b, s in CASES:
-        variants = [("eager", False)] if fam == "gpt2" else [("eager", False), ("flash", False)]
+        variants = [("eager", False)] if fam == "gpt2" else [("eager", False), ("flash", False), ("sdpa", False)]
         if fam == "deepseek_v3":
             variants.append(("flash", True))
         for impl, dense in variants:
@@ -85,7 +85,7 @@ def markdown():
     print("|---|---|---|---|---:|---:|---:|---|")
     detail = {}
     for fam, label, cfg, b, s in CASES:
-        variants = [("eager", False)] if fam == "gpt2" else [("eager", False), ("flash", False)]
+        variants = [("eager", False)] if fam == "gpt2" else [("eager", False), ("flash", False), ("sdpa", False)]
         if fam == "deepseek_v3":
             variants.append(("flash", True))
         for impl, dense in variants:

@@ -51,6 +51,12 @@ def _llama_attention(b, s, h, a, kv, d, B, impl):
     if impl == "flash":
         # q (a heads), k and v (kv heads, no repeat), output (= o_proj input), fp32 logsumexp
         p["flash saved (q, k, v, out, lse)"] = 2 * bs * a * d * B + 2 * bs * kv * d * B + 4 * b * a * s
+    elif impl == "sdpa":
+        # q, repeat_kv'd k and v (a heads), output (b, a, s, d), logsumexp; o_proj gets a transposed copy.
+        # With one kv head (MQA) repeat_kv's reshape of the expand is a stride-0 view: k, v stay kv-wide.
+        kvw = kv if kv == 1 else a
+        p["sdpa saved (q, k, v, out, lse)"] = 2 * bs * a * d * B + 2 * bs * kvw * d * B + 4 * b * a * s
+        p["o_proj in"] = bs * a * d * B
     else:
         p["attention scores"] = 2 * bs * a * d * B       # rope'd q, repeat_kv'd k (a heads)
         p["softmax"] = 4 * b * a * s * s                  # softmax in fp32
@@ -99,6 +105,11 @@ def deepseek_v3(cfg, b, s, B, impl, dense=False):
         p["flash saved (q, k, v, out, lse)"] = 2 * bs * a * qk * B + v + out + 4 * b * a * s
         if vd < qk:
             p["o_proj in"] = bs * a * vd * B                  # the sliced output, made contiguous
+    elif impl == "sdpa":
+        # no padding for SDPA: v stays a split view of the kv_b output (whole storage kept); output (b, a, s, v)
+        p["sdpa saved (q, k, v, out, lse)"] = 2 * bs * a * qk * B + bs * a * (nope + vd) * B \
+            + bs * a * vd * B + 4 * b * a * s
+        p["o_proj in"] = bs * a * vd * B
     else:
         p["attention scores"] = 2 * bs * a * qk * B          # cat(q_pass, q_rot), cat(k_pass, k_rot)
         p["softmax"] = 4 * b * a * s * s

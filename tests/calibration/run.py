@@ -103,10 +103,10 @@ def activation_checks(cli, tally):
           f" {'error':>9s}")
     for fam, label, cfg, b, s in CASES:
         ccfg = cli_config(cfg)
-        for impl in (["eager"] if fam == "gpt2" else ["eager", "flash"]):
+        for impl in (["eager"] if fam == "gpt2" else ["eager", "flash", "sdpa"]):
             for dname in DTYPES:
                 for ckpt in ("none", "full"):
-                    if ckpt == "full" and impl == "flash":
+                    if ckpt == "full" and impl != "eager":
                         continue  # checkpointed: the kept input does not depend on the attention kernel
                     measured, parts = measured_block(ccfg, dname, impl, b, s, ckpt)
                     out = cli.run(ccfg, train_job(dname, impl, ckpt, b, s))
