@@ -25,6 +25,8 @@ struct Assumptions {
     double overlap = 0.7;              // fraction of compute time that can hide data-parallel / CP traffic
     double latency_us = 5;             // per ring step of a collective
     double grad_reduce_bytes = 4;      // gradients reduced in fp32 (Megatron and torchtitan default)
+    bool overlap_tp = false;           // TP collectives hidden under compute too (async TP, TP comm overlap)
+    bool overlap_ep = false;           // EP all-to-alls hidden under compute too (DeepSeek's DualPipe)
 };
 
 struct Parallel {

@@ -96,6 +96,8 @@ void write_assumptions(JsonWriter& w, const ClusterRequest& r) {
     row("link_efficiency", a.link_efficiency, "collectives reach " + percent_text(a.link_efficiency) + " of link line rate");
     row("overlap", a.overlap, "data-parallel and context-parallel traffic hides under " + percent_text(a.overlap) + " of compute");
     row("latency_us", a.latency_us, printf_text("%.3g", a.latency_us) + " µs per ring step");
+    row("overlap_tp", a.overlap_tp ? 1 : 0, a.overlap_tp ? "TP collectives overlap compute" : "TP collectives are on the critical path");
+    row("overlap_ep", a.overlap_ep ? 1 : 0, a.overlap_ep ? "EP all-to-alls overlap compute" : "EP all-to-alls are on the critical path");
     row("grad_reduce_bytes", a.grad_reduce_bytes, "gradients reduced with " + plain_number(a.grad_reduce_bytes) + " bytes per value");
     w.end_array();
 }

@@ -33,7 +33,7 @@ std::string auto_dtype(const Job& job, const Gpu& g) {
 const char* kKnown =
     "gpu, gpus, fabric, tflops, memory_gib, memory_tbps, link_gbps, domain, pcie_gbps, gpus_per_node, fabric_gbps, "
     "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
-    "grad_reduce_bytes, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens";
+    "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens";
 
 void read_layout(const json& v, ClusterRequest& r) {
     if (v.is_string() && v.get<std::string>() == "auto") {
@@ -92,6 +92,8 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "link_efficiency") r.assume.link_efficiency = number_field(v, field, 0.01, 1);
         else if (key == "overlap") r.assume.overlap = number_field(v, field, 0, 1);
         else if (key == "latency_us") r.assume.latency_us = number_field(v, field, 0, 1e6);
+        else if (key == "overlap_tp") r.assume.overlap_tp = bool_field(v, field);
+        else if (key == "overlap_ep") r.assume.overlap_ep = bool_field(v, field);
         else if (key == "grad_reduce_bytes") r.assume.grad_reduce_bytes = number_field(v, field, 1, 8);
         else if (key == "tokens") r.token_budget = number_field(v, field, 0, 1e18);
         else if (key == "price_per_gpu_hour") r.price_per_gpu_hour = number_field(v, field, 0, 1e6);

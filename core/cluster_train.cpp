@@ -100,7 +100,7 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double count = m * layers_here * per_layer;
         const Link& link = link_for(topo, 1, p.tp);
         add("tp", "TP all-reduce of activations", link, p.tp, count * act, count * all_reduce_time(act, p.tp, link),
-            false,
+            r.assume.overlap_tp,
             n_text(per_layer) + " all-reduces per layer × " + n_text(layers_here) + " layers" + per_mb + " of b·s·h = " +
                 gb_text(act) + " each, ring 2(n−1)/n over " + link.name);
     }
@@ -122,7 +122,7 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double bytes = b * (s / cp) / tp * d.experts_per_token * d.hidden * d.act_bytes;
         const Link& link = link_for(topo, p.tp * p.cp, p.ep);
         add("ep", "EP all-to-all of routed tokens", link, p.ep, count * bytes, count * all_to_all_time(bytes, p.ep, link),
-            false,
+            r.assume.overlap_ep,
             n_text(per_layer) + " all-to-alls per MoE layer × " + n_text(d.moe_layers / pp) + " layers" + per_mb +
                 " of tokens × top-" + n_text(d.experts_per_token) + " × h = " + gb_text(bytes) + " each over " + link.name);
     }
@@ -182,7 +182,7 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         add("dp", label, l_dense, n_dense, bytes, time, true, why);
     }
 
-    // Hideable traffic (data-parallel and CP) runs under at most `overlap` of the compute time.
+    // Hideable traffic (data-parallel, CP, and TP/EP when their overlap is on) runs under at most `overlap` of the compute time.
     double hideable = 0;
     for (const auto& c : st.comms)
         if (c.exposed_s < 0) hideable += c.time_s;
