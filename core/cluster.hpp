@@ -41,9 +41,9 @@ struct ClusterRequest {
     Gpu gpu{};               // catalog entry with any overrides applied
     Fabric fabric{};
     Assumptions assume;
-    int64_t gpus = 8;
+    int64_t gpus = 1;         // default: the job's gpus
     bool auto_layout = true;  // recommend the layout (training) / choose the smallest that fits (serving)
-    Parallel layout;          // when not automatic
+    Parallel layout;          // when not automatic (default: the job's tp, pp and zero when it sets them)
     int64_t global_batch = 0; // sequences per step; 0 = one micro-batch per data-parallel GPU
     std::string matmul_dtype; // "bf16", "fp8", "fp4", "tf32", "fp32": which peak the math runs at
     double peak_tflops = 0;   // that peak for this GPU

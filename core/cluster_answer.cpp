@@ -191,8 +191,8 @@ std::string runner_up_why(const TrainStep& best, const TrainStep& next) {
         consider(c.label + " over " + c.link, c.exposed_s, bt);
     }
     const double slower = best.tokens_per_s / next.tokens_per_s - 1;
-    return "Runner-up " + layout_text(next.layout) + " is " + percent_text(slower) + " slower: " + label + " adds " +
-           duration_text(worst * best.tokens_per_step) + " per step-equivalent of tokens.";
+    return "Runner-up " + layout_text(next.layout) + " is " + percent_text(slower) + " slower: " + label + " costs " +
+           duration_text(worst * best.tokens_per_step) + " more per " + count_text(best.tokens_per_step) + " tokens.";
 }
 
 }  // namespace

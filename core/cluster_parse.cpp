@@ -68,7 +68,16 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (j.contains("fabric")) fabric_id = text_field(j["fabric"], "cluster.fabric");
     r.gpu = find_gpu(gpu_id, "cluster.gpu");
     r.fabric = find_fabric(fabric_id, "cluster.fabric");
+    // The job's own parallel fields, when given, are the layout to time; the
+    // cluster has as many GPUs as the job unless it says otherwise.
+    r.gpus = job.gpus;
     r.layout.zero = job.zero;
+    if (job.tp > 0 || job.pp > 1 || job.zero > 0) {
+        r.auto_layout = false;
+        r.layout.tp = job.tp > 0 ? job.tp : 1;
+        r.layout.pp = job.pp;
+        r.layout.microbatches = 0;
+    }
     double tflops = 0;
     for (auto it = j.begin(); it != j.end(); ++it) {
         const std::string& key = it.key();

@@ -27,6 +27,7 @@ std::string grouped(double v) {
 }  // namespace
 
 std::string duration_text(double s) {
+    if (s <= 0) return "0 s";
     if (s < 1e-3) return sig3(s * 1e6) + " µs";
     if (s < 1) return sig3(s * 1e3) + " ms";
     if (s < 120) return sig3(s) + " s";
@@ -50,6 +51,7 @@ std::string rate_text(double per_s, const char* unit) {
 std::string percent_text(double fraction) { return printf_text("%.1f", 100 * fraction) + " %"; }
 
 std::string money_text(double dollars) {
+    if (dollars < 100) return "$" + printf_text("%.2f", dollars);
     if (dollars < 1e6) return "$" + grouped(dollars);
     return "$" + count_text(dollars);
 }
