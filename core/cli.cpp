@@ -160,7 +160,8 @@ int run(int argc, char** argv) {
         else if (arg.rfind("--cluster-", 0) == 0 && arg.size() > 10) {
             const std::string key = json_key(arg.substr(10));
             plan = true;
-            cluster_flags[key] = flag_value(value("cluster." + key));
+            const std::string text = value("cluster." + key);
+            cluster_flags[key] = text.rfind('{', 0) == 0 ? parse_json_text(text, "cluster." + key) : flag_value(text);
         }
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
             const std::string key = json_key(arg.substr(2));

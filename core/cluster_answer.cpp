@@ -169,6 +169,7 @@ void write_step(JsonWriter& w, const TrainStep& s, const ClusterRequest& r) {
         w.field("gpu_hours_text", count_text(gpu_hours) + " GPU-hours");
         if (r.price_per_gpu_hour > 0)
             w.field("cost", gpu_hours * r.price_per_gpu_hour)
+                .field("cost_amount_text", money_text(gpu_hours * r.price_per_gpu_hour))
                 .field("cost_text", money_text(gpu_hours * r.price_per_gpu_hour) + " at " + money_text(r.price_per_gpu_hour) + " per GPU-hour");
         w.end_object();
     }

@@ -74,7 +74,7 @@ function training(a) {
     const b = t.budget;
     out.push(el('div', { class: 'vc-cl-cards' },
       card(`To train ${b.tokens_text}`, b.time_text, b.gpu_hours_text),
-      ...(b.cost_text ? [card('Cost', b.cost_text.split(' at ')[0], b.cost_text)] : [])));
+      ...(b.cost_text ? [card('Cost', b.cost_amount_text, b.cost_text)] : [])));
   }
   const rec = a.recommendation;
   if (rec && rec.best) {
