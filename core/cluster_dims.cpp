@@ -5,8 +5,7 @@
 namespace vramcalc {
 
 double compute_bytes(const Job& job) {
-    const NumberFormat& f = find_format(job.dtype, "job.dtype");
-    return f.trainable ? f.bits / 8 : 2.0;
+    return job.dtype->trainable ? job.dtype->bits / 8 : 2.0;
 }
 
 Dims dims_of(const Model& m, const Job& job) {

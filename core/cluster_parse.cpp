@@ -25,8 +25,9 @@ double peak_for(const Gpu& g, const std::string& dtype) {
 // BF16/FP16 tensor peak; fp8 weights at the FP8 peak where the GPU has one;
 // integer and GGUF formats dequantize to 16-bit for the matmul.
 std::string auto_dtype(const Job& job, const Gpu& g) {
-    if (job.dtype == "fp32") return "fp32";
-    if (job.dtype == "fp8" && g.tflops_fp8 > 0) return "fp8";
+    const std::string dtype = job.dtype->name;
+    if (dtype == "fp32") return "fp32";
+    if (dtype == "fp8" && g.tflops_fp8 > 0) return "fp8";
     return "bf16";
 }
 
@@ -72,10 +73,11 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     // cluster has as many GPUs as the job unless it says otherwise.
     r.gpus = job.gpus;
     r.layout.zero = job.zero;
-    if (job.tp > 0 || job.pp > 1 || job.zero > 0) {
+    if (job.tp > 0 || job.pp > 1 || job.cp > 1 || job.zero > 0) {
         r.auto_layout = false;
         r.layout.tp = job.tp > 0 ? job.tp : 1;
         r.layout.pp = job.pp;
+        r.layout.cp = job.cp;
         r.layout.microbatches = 0;
     }
     double tflops = 0;

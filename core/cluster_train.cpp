@@ -44,10 +44,10 @@ double train_memory(const Model& model, const Job& job, const Parallel& p) {
     j.gpus = p.gpus();
     j.tp = p.tp;
     j.pp = p.pp;
+    j.cp = p.cp;
     j.zero = p.zero;
-    Breakdown b = compute_breakdown(model, j);
-    // Context parallelism splits every sequence over cp GPUs: activations ÷ cp.
-    b.bytes[kActivations] /= static_cast<double>(p.cp);
+    j.grad_accum = p.microbatches;  // micro-batches per optimizer step
+    Breakdown b = compute_breakdown(model, j);  // context parallelism is in the memory model
     // Expert parallelism: routed experts are split over ep ranks instead of tp
     // (Megatron-Core expert-tensor-parallel size 1). An approximation: the
     // ZeRO divisor the memory model already applied is kept.
