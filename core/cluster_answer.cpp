@@ -230,6 +230,7 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
                         "plus each collective at the link it crosses; real runs add kernel launch gaps, stragglers and load imbalance.");
         if (model.config.is_moe()) notes.push_back("Mixture of experts: compute follows the active parameters; expert load is taken as balanced.");
     } else {
+        if (!r.auto_layout) checked_layout(model, job, r);  // the same checks as for training
         const ServeResult s = serve(model, job, r);
         w.key("serve").begin_object();
         w.key("layout").begin_object().field("tp", s.tp).field("pp", s.pp).field("replicas", s.replicas);

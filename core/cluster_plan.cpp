@@ -60,9 +60,10 @@ std::vector<TrainStep> rank_layouts(const Model& model, const Job& job, const Cl
             }
         }
     }
+    // Fitting layouts fastest first; when none fits, the least memory first.
     std::stable_sort(out.begin(), out.end(), [](const TrainStep& a, const TrainStep& b) {
         if (a.fits != b.fits) return a.fits;
-        return a.tokens_per_s > b.tokens_per_s;
+        return a.fits ? a.tokens_per_s > b.tokens_per_s : a.memory_bytes < b.memory_bytes;
     });
     return out;
 }
@@ -86,7 +87,8 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
         // scale-up domain or node), pipeline stages beyond it.
         const int64_t tp_cap = std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
         bool found = false;
-        for (int64_t size = 1; size <= r.gpus && !found; ++size)
+        const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
+        for (int64_t size = 1; size <= largest && !found; ++size)
             for (int64_t tp = std::min(tp_cap, size); tp >= 1 && !found; tp /= 2) {
                 if (size % tp != 0 || (model.config.heads > 0 && model.config.heads % tp != 0)) continue;
                 const int64_t pp = size / tp;

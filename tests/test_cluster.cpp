@@ -243,6 +243,14 @@ TEST_CASE("recommender: the issue's questions") {
         CHECK(tp["serve"]["layout"]["tp"] == 2);  // the automatic layout: tensor parallel first
         CHECK(tp["serve"]["tokens_per_s_per_seq"].get<double>() > 1.8 * pp["serve"]["tokens_per_s_per_seq"].get<double>());
     }
+    SUBCASE("nothing fits: the least memory-hungry layout is shown, and why") {
+        const json a = answer("llama-3.1-405b", {{"mode", "train"}, {"seq", 4096}}, {{"gpu", "rtx4090"}, {"gpus", 8}});
+        const json& rec = a["recommendation"];
+        CHECK(rec["best"]["fits"] == false);
+        CHECK(rec["why"].get<std::string>().rfind("No layout fits in memory on 8 × RTX 4090 24GB", 0) == 0);
+        for (const json& c : rec["candidates"])
+            CHECK(c["memory_bytes"].get<double>() >= rec["best"]["memory_bytes"].get<double>());
+    }
     SUBCASE("budget: time, GPU-hours and cost for a token count") {
         const json a = answer("llama-3.1-8b", {{"mode", "train"}, {"seq", 4096}},
                               {{"gpus", 8}, {"tokens", 1e12}, {"price_per_gpu_hour", 2}});
@@ -281,13 +289,16 @@ TEST_CASE("bad cluster requests name the field") {
         {R"({"gpus":8,"layout":"fast"})", "cluster.layout"},
         {R"({"gpu":"a100-80","matmul_dtype":"fp8"})", "cluster.matmul_dtype"},
         {R"({"matmul_dtype":"int3"})", "cluster.matmul_dtype"},
+        {R"({"gpus":2,"layout":{"tp":4}})", "cluster.layout"},
         {R"([1,2])", "cluster"},
         {R"({"gpus":)", "cluster"},
     };
-    for (const auto& [cluster, field] : cases) {
-        CAPTURE(cluster);
-        const json r = json::parse(cluster_request(cfg, train, cluster));
-        CHECK(r["ok"] == false);
-        CHECK(r["error"]["field"].get<std::string>() == field);
-    }
+    for (const char* job : {train.c_str(), R"({"mode":"inference"})"})
+        for (const auto& [cluster, field] : cases) {
+            CAPTURE(job);
+            CAPTURE(cluster);
+            const json r = json::parse(cluster_request(cfg, job, cluster));
+            CHECK(r["ok"] == false);
+            CHECK(r["error"]["field"].get<std::string>() == field);
+        }
 }
