@@ -24,7 +24,7 @@ const cases = [
   ['llama-3.1-70b', { mode: 'train', seq: 4096, checkpointing: 'full' }, { gpu: 'h100', gpus: 64, tokens: 1e12, price_per_gpu_hour: 2 }],
   ['llama-3.1-8b', { mode: 'train', seq: 8192 }, { gpu: 'l40s', gpus: 16, fabric: 'eth-100', layout: { zero: 3 } }],
   ['mixtral-8x7b', { mode: 'inference', dtype: 'fp8' }, { gpu: 'mi300x', gpus: 8, concurrency: 32 }],
-  ['deepseek-v3', { mode: 'train', seq: 4096 }, { gpu: 'gb200', gpus: 72, layout: { ep: 8, pp: 4, zero: 1 } }],
+  ['deepseek-v3', { mode: 'train', seq: 4096 }, { gpu: 'gb200', gpus: 64, layout: { ep: 8, pp: 4, zero: 1 } }],
 ];
 
 for (const [id, job, cluster] of cases) {
