@@ -156,12 +156,12 @@ int run(int argc, char** argv) {
         else if (arg == "--list-gpus") list_gpus = true;
         else if (arg == "--gpu") plan = true, cluster_flags["gpu"] = value("cluster.gpu");
         else if (arg == "--fabric") plan = true, cluster_flags["fabric"] = value("cluster.fabric");
-        else if (arg == "--cluster") plan = true, cluster_fields = parse_json_text(read_file(value("cluster"), "cluster"), "cluster");
+        else if (arg == "--cluster") plan = true, cluster_fields = parse_json_text(read_file(path("cluster"), "cluster"), "cluster");
         else if (arg.rfind("--cluster-", 0) == 0 && arg.size() > 10) {
             const std::string key = json_key(arg.substr(10));
             plan = true;
             const std::string text = value("cluster." + key);
-            cluster_flags[key] = text.rfind('{', 0) == 0 ? parse_json_text(text, "cluster." + key) : flag_value(text);
+            cluster_flags[key] = text.rfind('{', 0) == 0 ? parse_json_text(text, "cluster." + key) : flag_value(text, "cluster." + key);
         }
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
             const std::string key = json_key(arg.substr(2));
