@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "cluster.hpp"
+
 #include "errors.hpp"
 #include "gpus.hpp"
 #include "json_text.hpp"
@@ -309,6 +311,44 @@ std::string options_json() {
     list("report", memory_kind_names());
     list("frameworks", framework_names());
     return w.end_object().str();
+}
+
+namespace {
+
+std::string cluster_for(const Model& model, const std::string& job_json, const std::string& cluster_json) {
+    const Job job = parse_job(parse_json_text(job_json, "job"));
+    const ClusterRequest request = parse_cluster(parse_json_text(cluster_json, "cluster"), job);
+    return cluster_answer(model, job, request);
+}
+
+}  // namespace
+
+std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json) {
+    return guarded([&] { return cluster_for(model_for(config_json), job_json, cluster_json); });
+}
+
+std::string cluster_current(const std::string& job_json, const std::string& cluster_json) {
+    if (!current.model) return current.error;
+    return guarded([&] { return cluster_for(*current.model, job_json, cluster_json); });
+}
+
+std::string hardware_json() {
+    JsonWriter w;
+    w.begin_object().key("gpus").begin_array();
+    for (const Gpu& g : gpu_catalog()) {
+        w.begin_object().field("id", g.id).field("name", g.name).field("vendor", g.vendor);
+        w.field("marketed_gb", g.marketed_gb).field("usable_bytes", gpu_bytes(g)).field("usable_text", capacity_text(gpu_bytes(g)));
+        w.field("tflops_fp32", g.tflops_fp32).field("tflops_tf32", g.tflops_tf32).field("tflops_bf16", g.tflops_bf16);
+        w.field("tflops_fp8", g.tflops_fp8).field("tflops_fp4", g.tflops_fp4).field("memory_tbps", g.memory_tbps);
+        w.field("link", g.link).field("link_gbps", g.link_gbps).field("domain", static_cast<int64_t>(g.domain));
+        w.field("pcie_gbps", g.pcie_gbps).field("per_node", static_cast<int64_t>(g.per_node)).field("source", g.source);
+        w.end_object();
+    }
+    w.end_array().key("fabrics").begin_array();
+    for (const Fabric& f : fabric_catalog())
+        w.begin_object().field("id", f.id).field("name", f.name).field("gbit_per_gpu", f.gbit_per_gpu)
+            .field("efficiency", f.efficiency).field("source", f.source).end_object();
+    return w.end_array().end_object().str();
 }
 
 }  // namespace vramcalc

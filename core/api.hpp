@@ -44,4 +44,14 @@ std::string gpus_json();
 // The choices the page offers, so it never hard-codes a list the core does not accept.
 std::string options_json();
 
+// The cluster planner (core/cluster.hpp): throughput, interconnect, time and
+// cost for the job on a cluster. cluster_json is the "cluster" object
+// (gpu, gpus, fabric, layout, assumptions, budget, serving load). Answers
+// {"ok":true, hardware, assumptions, workload, train + recommendation | serve,
+// notes} or the error shape. cluster_current uses the model of use_config.
+std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json);
+std::string cluster_current(const std::string& job_json, const std::string& cluster_json);
+// {"gpus":[catalog with compute, bandwidth, links, sources], "fabrics":[...]}.
+std::string hardware_json();
+
 }  // namespace vramcalc

@@ -8,9 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "cluster.hpp"
 #include "errors.hpp"
 #include "json_text.hpp"
 #include "report.hpp"
+#include "cluster_report.hpp"
 
 using nlohmann::json;
 using namespace vramcalc;
@@ -44,6 +46,16 @@ Job (defaults in brackets):
   --fragmentation F     allocator slack fraction                      [0.05]
   --job PATH            read job fields from a JSON file (flags override)
   --json                print the estimate as JSON
+
+Cluster planner (throughput, interconnect, time and cost; any of these turns it on):
+  --gpu ID              accelerator (see --list-gpus)                 [h100]
+  --fabric ID           network between nodes                         [ib-ndr]
+  --cluster PATH        cluster fields from a JSON file (flags override)
+  --cluster-FIELD V     any cluster field, e.g. --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
+                        --cluster-global-batch 1024 --cluster-compute-efficiency 0.4 --cluster-concurrency 8
+  --plan                run the planner with the defaults
+  --list-gpus           list the accelerators and fabrics and exit
+  The job's --gpus/--tp/--pp/--zero set the layout to time; without them it is recommended.
 )";
 
 // Reads at most kMaxJsonBytes: a huge file or /dev/zero gives the size
@@ -113,7 +125,8 @@ std::string default_models_path() {
 
 int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
-    bool as_json = false, list = false;
+    bool as_json = false, list = false, plan = false, list_gpus = false;
+    json cluster_fields = json::object(), cluster_flags = json::object();
     json job_fields = json::object();
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
@@ -139,6 +152,17 @@ int run(int argc, char** argv) {
         else if (arg == "--no-flash") job_flags["flash_attention"] = false;
         else if (arg == "--master-weights") job_flags["master_weights"] = true;
         else if (arg == "--no-master-weights") job_flags["master_weights"] = false;
+        else if (arg == "--plan") plan = true;
+        else if (arg == "--list-gpus") list_gpus = true;
+        else if (arg == "--gpu") plan = true, cluster_flags["gpu"] = value("cluster.gpu");
+        else if (arg == "--fabric") plan = true, cluster_flags["fabric"] = value("cluster.fabric");
+        else if (arg == "--cluster") plan = true, cluster_fields = parse_json_text(read_file(path("cluster"), "cluster"), "cluster");
+        else if (arg.rfind("--cluster-", 0) == 0 && arg.size() > 10) {
+            const std::string key = json_key(arg.substr(10));
+            plan = true;
+            const std::string text = value("cluster." + key);
+            cluster_flags[key] = text.rfind('{', 0) == 0 ? parse_json_text(text, "cluster." + key) : flag_value(text, "cluster." + key);
+        }
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
             const std::string key = json_key(arg.substr(2));
             job_flags[key] = flag_value(value("job." + key), "job." + key);
@@ -149,6 +173,10 @@ int run(int argc, char** argv) {
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
     job_fields.update(job_flags);
 
+    if (list_gpus) {
+        std::cout << format_gpu_list();
+        return 0;
+    }
     if (list) {
         for (const auto& m : parse_models(read_file(models_path, "models.json")))
             std::cout << m.id << "\t" << m.name << "\n";
@@ -175,6 +203,13 @@ int run(int argc, char** argv) {
 
     const Model model = prepare_model(parse_config(config));
     const Job job = parse_job(job_fields);
+    if (plan) {
+        if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
+        cluster_fields.update(cluster_flags);
+        const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
+        std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : format_cluster_report(answer));
+        return 0;
+    }
     const Estimate e = estimate(model, job);
     if (as_json)
         std::cout << nlohmann::json::parse(estimate_json(model, job, e)).dump(2) << "\n";

@@ -1,4 +1,7 @@
 #pragma once
+// The accelerator catalog: memory for the fit table, and the compute, memory
+// bandwidth and interconnect figures the cluster planner (cluster.hpp) needs.
+// Every figure is a vendor datasheet value, cited beside it in gpus.cpp.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -8,10 +11,40 @@ namespace vramcalc {
 struct Gpu {
     const char* id;
     const char* name;
-    double memory_gib;  // capacity as marketed (these vendors' "GB" are GiB)
+    double memory_gib;   // usable capacity in GiB: what the fit table compares against
+    double marketed_gb;  // memory on the box, as the vendor writes it ("80 GB"; these "GB" are GiB on NVIDIA/AMD)
+    const char* vendor;
+    // Peak dense tensor/matrix TFLOPS (no 2:4 sparsity); 0 = not supported / not published.
+    double tflops_fp32;  // FP32 (matrix units where they exist, else vector)
+    double tflops_tf32;
+    double tflops_bf16;  // BF16 (FP16 where BF16 is missing: V100, T4), FP32 accumulate
+    double tflops_fp8;
+    double tflops_fp4;
+    double memory_tbps;  // HBM / GDDR / unified memory bandwidth, TB/s
+    // Scale-up link: GPUs inside one `domain` reach each other at link_gbps.
+    const char* link;    // "NVLink 4 (NVSwitch)", "PCIe 4.0 x16", ...
+    double link_gbps;    // GB/s per GPU per direction inside the domain
+    int domain;          // GPUs sharing that link: 8 for an HGX board, 72 for NVL72, 2 for a bridge pair, 1 = none
+    double pcie_gbps;    // GB/s per direction over PCIe, the path between GPUs of a node outside the domain
+    int per_node;        // typical GPUs per server (node)
+    const char* source;  // datasheet(s) the figures come from
 };
 
-const std::vector<Gpu>& gpu_catalog();
-double gpu_bytes(const Gpu& gpu);
+const std::vector<Gpu>& gpu_catalog();  // ordered by usable memory
+double gpu_bytes(const Gpu& gpu);      // usable capacity in bytes
+// The catalog entry with this id; throws InputError(field, ...) listing the ids.
+const Gpu& find_gpu(const std::string& id, const std::string& field);
+
+// Scale-out network between nodes, per GPU (one NIC per GPU, as in DGX/HGX).
+struct Fabric {
+    const char* id;
+    const char* name;
+    double gbit_per_gpu;  // line rate per GPU, Gb/s per direction
+    double efficiency;    // fraction of line rate collectives reach on it (see gpus.cpp)
+    const char* source;
+};
+
+const std::vector<Fabric>& fabric_catalog();
+const Fabric& find_fabric(const std::string& id, const std::string& field);
 
 }  // namespace vramcalc

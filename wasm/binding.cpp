@@ -26,4 +26,5 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("modelsSummary", &vramcalc::models_summary);
     emscripten::function("gpus", &vramcalc::gpus_json);
     emscripten::function("options", &vramcalc::options_json);
+    emscripten::function("cluster", &vramcalc::cluster_current);
 }

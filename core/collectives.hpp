@@ -1,0 +1,44 @@
+#pragma once
+// Time of one collective on one link, alpha-beta model with ring algorithms
+// (Thakur, Rabenseifner & Gropp 2005, "Optimization of Collective
+// Communication Operations in MPICH", §4; NCCL's "bus bandwidth" in
+// nccl-tests doc/PERFORMANCE.md uses the same 2(n-1)/n and (n-1)/n factors).
+// `bytes` is always the full logical buffer of one GPU (for reduce-scatter
+// the unsharded input, for all-gather the gathered output).
+#include <cstdint>
+#include <string>
+
+namespace vramcalc {
+
+struct Link {
+    std::string name;       // "NVLink 4 (NVSwitch)", "InfiniBand NDR 400 Gb/s per GPU", ...
+    double bytes_per_s = 0; // achievable per GPU per direction (line rate × efficiency)
+    double latency_s = 0;   // per ring step
+};
+
+// Ring all-reduce: a reduce-scatter then an all-gather, each GPU sending
+// 2(n-1)/n of the buffer in 2(n-1) steps.
+double all_reduce_time(double bytes, int64_t n, const Link& link);
+// Reduce-scatter or all-gather alone: (n-1)/n of the buffer in n-1 steps.
+double reduce_scatter_time(double bytes, int64_t n, const Link& link);
+double all_gather_time(double bytes, int64_t n, const Link& link);
+// All-to-all: each GPU keeps 1/n of its buffer and sends (n-1)/n to the others.
+double all_to_all_time(double bytes, int64_t n, const Link& link);
+// One point-to-point send of the buffer.
+double p2p_time(double bytes, const Link& link);
+
+// The three tiers a group of GPUs can cross. Ranks are laid out with the
+// innermost parallel dimension on neighbouring GPUs, so a group of n ranks
+// `stride` apart spans stride × n consecutive GPUs: inside the scale-up
+// domain it runs at the scale-up link, inside the node over PCIe, beyond that
+// over the fabric (one NIC per GPU). A ring is as fast as its slowest hop.
+struct Topology {
+    Link domain_link;
+    int64_t domain = 1;
+    Link node_link;
+    int64_t per_node = 1;
+    Link fabric_link;
+};
+const Link& link_for(const Topology& t, int64_t stride, int64_t n);
+
+}  // namespace vramcalc

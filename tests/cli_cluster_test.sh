@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# CLI behaviour of the cluster planner: report, JSON, catalog listing, errors naming the field.
+# usage: cli_cluster_test.sh path/to/vramcalc
+set -u
+cli=$1
+passed=0 failed=0
+
+expect() {  # expect NAME EXIT_CODE PATTERN -- args...
+    local name=$1 code=$2 pattern=$3; shift 4
+    local out rc
+    out=$("$cli" "$@" 2>&1); rc=$?
+    if [[ $rc -eq $code ]] && grep -qE -- "$pattern" <<<"$out"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAIL: $name (exit $rc, wanted $code; pattern '$pattern')"
+        echo "$out" | head -5
+    fi
+}
+
+expect "list gpus" 0 "^gb200	GB200 \(NVL72\) 186GB	2500 TFLOPS BF16" -- --list-gpus
+expect "list fabrics" 0 "^eth-100	Ethernet 100 Gb/s" -- --list-gpus
+expect "train report" 0 "Training step \(TP 1 × PP 1 × DP 8, ZeRO-3/FSDP, 1 micro-batch\)" -- --model llama-3.1-8b --mode train --gpus 8 --zero 3 --plan
+expect "recommendation" 0 "^Recommended layout \([0-9]+ considered\)" -- --model llama-3.1-70b --mode train --gpus 16 --checkpointing full --gpu h100
+expect "ethernet bound" 0 "communication-bound: FSDP" -- --model llama-3.1-8b --mode train --gpus 64 --zero 3 --fabric eth-100
+expect "budget" 0 "Budget: 1.00 T tokens in .*GPU-hours, \\$" -- --model llama-3.1-8b --mode train --gpus 8 --plan --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
+expect "serve report" 0 "Decode: [0-9.]+ tok/s per sequence" -- --model llama-3.1-70b --dtype q4_k_m --gpus 2 --gpu rtx4090
+expect "json" 0 '"workload": "serve"' -- --gpu l40s --json
+expect "unknown gpu" 2 "^vramcalc: error: cluster.gpu: unknown GPU 'h9000'" -- --gpu h9000
+expect "unknown fabric" 2 "^vramcalc: error: cluster.fabric: unknown fabric" -- --fabric pigeon
+expect "bad efficiency" 2 "^vramcalc: error: cluster.compute_efficiency: must be between" -- --plan --cluster-compute-efficiency 7
+expect "bad field" 2 "^vramcalc: error: cluster.warp: unknown field" -- --cluster-warp 9
+expect "layout split" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide cluster.gpus \(12\)" -- --mode train --gpus 12 --plan --cluster-layout '{"tp":8}'
+expect "layout from job" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide cluster.gpus \(12\)" -- --mode train --gpus 12 --tp 8 --plan
+expect "layout json" 0 "Training step \(TP 2 × PP 2 × DP 2, ZeRO-1" -- --mode train --gpus 8 --cluster-layout '{"tp":2,"pp":2,"zero":1}'
+expect "missing value" 2 "^vramcalc: error: cluster.gpu: missing value" -- --gpu
+
+echo "cli cluster tests: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,304 @@
+// The cluster planner against hand-derived values: every collective's time,
+// the training step's FLOPs and traffic terms, the serving roofline, the
+// recommender's choices, and the errors of bad requests.
+#include <cmath>
+
+#include <doctest/doctest.h>
+
+#include "cluster.hpp"
+#include "collectives.hpp"
+#include "errors.hpp"
+#include "helpers.hpp"
+
+using namespace vramcalc;
+using nlohmann::json;
+
+namespace {
+
+ClusterRequest request(const json& cluster, const Job& job) { return parse_cluster(cluster, job); }
+
+const CommTerm& comm(const TrainStep& s, const std::string& key) {
+    for (const auto& c : s.comms)
+        if (key == c.key) return c;
+    throw std::runtime_error("no comm term " + key);
+}
+
+json answer(const std::string& model, const json& job, const json& cluster) {
+    return json::parse(cluster_request(find_model(test::models(), model).config.dump(), job.dump(), cluster.dump()));
+}
+
+}  // namespace
+
+TEST_CASE("collective times, hand-derived") {
+    const Link fast{"test", 100e9, 0};  // 100 GB/s, no latency
+    SUBCASE("ring all-reduce: 2(n-1)/n · bytes / bw") {
+        CHECK(all_reduce_time(1e9, 8, fast) == doctest::Approx(2.0 * 7 / 8 * 1e9 / 100e9));  // 17.5 ms
+        CHECK(all_reduce_time(1e9, 2, fast) == doctest::Approx(0.01));                      // 2·1/2 = 1 × 10 ms
+        const Link slow{"test", 100e9, 5e-6};
+        CHECK(all_reduce_time(1e9, 8, slow) == doctest::Approx(0.0175 + 14 * 5e-6));  // + 2(n-1) steps of α
+    }
+    SUBCASE("reduce-scatter and all-gather: (n-1)/n · bytes / bw") {
+        const Link l{"test", 50e9, 0};
+        CHECK(reduce_scatter_time(1e9, 4, l) == doctest::Approx(0.015));
+        CHECK(all_gather_time(1e9, 4, l) == doctest::Approx(0.015));
+        // ZeRO's accounting: reduce-scatter + all-gather moves what one all-reduce moves.
+        CHECK(reduce_scatter_time(1e9, 8, fast) + all_gather_time(1e9, 8, fast) ==
+              doctest::Approx(all_reduce_time(1e9, 8, fast)));
+    }
+    SUBCASE("all-to-all: (n-1)/n of the buffer leaves each GPU") {
+        CHECK(all_to_all_time(8e8, 8, fast) == doctest::Approx(0.007));
+    }
+    SUBCASE("point to point: bytes / bw + α") {
+        CHECK(p2p_time(1e8, Link{"test", 25e9, 10e-6}) == doctest::Approx(0.004 + 10e-6));
+    }
+    SUBCASE("one GPU or no bytes costs nothing") {
+        CHECK(all_reduce_time(1e9, 1, fast) == 0);
+        CHECK(all_to_all_time(0, 8, fast) == 0);
+    }
+}
+
+TEST_CASE("a group runs at the slowest link its span crosses") {
+    Topology hgx{{"nvlink", 1, 0}, 8, {"pcie", 1, 0}, 8, {"fabric", 1, 0}};
+    CHECK(link_for(hgx, 1, 8).name == "nvlink");   // TP 8 inside the board
+    CHECK(link_for(hgx, 1, 16).name == "fabric");  // TP 16 leaves the node
+    CHECK(link_for(hgx, 8, 2).name == "fabric");   // DP across nodes with TP 8 inside
+    Topology bridged{{"bridge", 1, 0}, 2, {"pcie", 1, 0}, 8, {"fabric", 1, 0}};
+    CHECK(link_for(bridged, 1, 2).name == "bridge");
+    CHECK(link_for(bridged, 1, 4).name == "pcie");  // pairs are bridged, the rest goes over PCIe
+    CHECK(link_for(bridged, 4, 2).name == "pcie");
+    Topology nvl72{{"nvl72", 1, 0}, 72, {"pcie", 1, 0}, 4, {"fabric", 1, 0}};
+    CHECK(link_for(nvl72, 1, 64).name == "nvl72");  // the NVLink domain spans 18 trays
+    CHECK(link_for(nvl72, 8, 16).name == "fabric");
+}
+
+TEST_CASE("catalog: 40+ accelerators with the figures the planner needs") {
+    CHECK(gpu_catalog().size() >= 40);
+    for (const Gpu& g : gpu_catalog()) {
+        CAPTURE(g.id);
+        CHECK(g.memory_gib > 0);
+        CHECK(g.memory_gib <= g.marketed_gb);
+        CHECK(g.tflops_bf16 > 0);
+        CHECK(g.memory_tbps > 0);
+        CHECK(std::string(g.source).size() > 5);
+    }
+    // Apple: the GPU wires 75 % of unified memory by default.
+    CHECK(find_gpu("m2-ultra-192", "gpu").memory_gib == 144);
+    // B200: 1,440 GB over 8 GPUs in a DGX B200, not the 192 GB on the package.
+    CHECK(gpu_bytes(find_gpu("b200", "gpu")) == 180 * test::GiB);
+    CHECK(find_gpu("gb200", "gpu").domain == 72);
+    CHECK_THROWS_WITH_AS(find_gpu("h1000", "cluster.gpu"), doctest::Contains("cluster.gpu: unknown GPU 'h1000'"), InputError);
+    CHECK(fabric_catalog().size() >= 8);
+}
+
+TEST_CASE("training step: FLOPs and each traffic term, hand-derived (Llama 3.1 8B on H100)") {
+    const Model m = test::model("llama-3.1-8b");
+    // 8,030,261,248 params; the 128,256 × 4,096 input table does no matmul.
+    const double N = 8030261248.0 - 128256.0 * 4096;
+    const double nvlink = 450e9 * 0.8, alpha = 5e-6;  // 900 GB/s bidirectional, 80 % link efficiency
+    SUBCASE("FSDP on one node: 6·N + 12·L·h·s FLOPs per token, all-gather ×2 + reduce-scatter") {
+        const Job job = test::job({{"mode", "train"}, {"batch", 2}, {"seq", 8192}});
+        const ClusterRequest r = request({{"gpu", "h100"}, {"gpus", 8}, {"layout", {{"zero", 3}}}}, job);
+        Parallel p;
+        p.dp = 8, p.zero = 3;
+        const TrainStep s = train_step(m, job, r, p);
+        CHECK(s.model_flops_per_token == doctest::Approx(6 * N + 12.0 * 32 * 4096 * 8192));  // 57.9 GFLOP
+        CHECK(s.tokens_per_step == 8 * 2 * 8192);
+        CHECK(s.compute_s == doctest::Approx(s.model_flops_per_token * 131072 / (8 * 989.4e12 * 0.45)));
+        const double P = 8030261248.0;  // all weights all-gathered in bf16, gradients reduce-scattered in fp32
+        const double ag = 7.0 / 8 * P * 2 / nvlink + 7 * alpha, rs = 7.0 / 8 * P * 4 / nvlink + 7 * alpha;
+        CHECK(comm(s, "dp").time_s == doctest::Approx(2 * ag + rs));
+        CHECK(comm(s, "dp").exposed_s == 0);  // 0.16 s hides under 70 % of 2.1 s of compute
+        CHECK(s.step_s == doctest::Approx(s.compute_s));
+        CHECK(s.mfu == doctest::Approx(0.45));  // no recomputation, nothing exposed: MFU = efficiency
+    }
+    SUBCASE("full recomputation: 8·N, and MFU stays at 6·N") {
+        const Job job = test::job({{"mode", "train"}, {"seq", 4096}, {"checkpointing", "full"}});
+        const ClusterRequest r = request({{"gpus", 1}}, job);
+        const TrainStep s = train_step(m, job, r, Parallel{});
+        CHECK(s.hardware_flops_per_token == doctest::Approx(s.model_flops_per_token * 4 / 3));
+        CHECK(s.mfu == doctest::Approx(0.45 * 3 / 4));
+        CHECK(s.comms.empty());
+    }
+    SUBCASE("TP 8: 4 all-reduces of b·s·h per layer per micro-batch, on the critical path") {
+        const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 4096}});
+        const ClusterRequest r = request({{"gpus", 8}, {"layout", {{"tp", 8}}}}, job);
+        Parallel p;
+        p.tp = 8, p.microbatches = 8;  // global batch 8 sequences over one data-parallel replica
+        const TrainStep s = train_step(m, job, r, p);
+        const double act = 4096.0 * 4096 * 2;  // 33.5 MB
+        const double one = 2.0 * 7 / 8 * act / nvlink + 14 * alpha;
+        CHECK(comm(s, "tp").time_s == doctest::Approx(8 * 32 * 4 * one));  // 0.239 s
+        CHECK(comm(s, "tp").exposed_s == comm(s, "tp").time_s);
+        CHECK(comm(s, "tp").link == "NVLink 4 (NVSwitch)");
+    }
+    SUBCASE("PP 4: bubble (p-1)/(v·m) of compute and 2 sends per micro-batch") {
+        const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 4096}});
+        const ClusterRequest r = request({{"gpus", 4}}, job);
+        Parallel p;
+        p.pp = 4, p.microbatches = 4;
+        const TrainStep s = train_step(m, job, r, p);
+        CHECK(s.bubble_s == doctest::Approx(s.compute_s * 3 / 4));
+        p.virtual_stages = 2;
+        CHECK(train_step(m, job, r, p).bubble_s == doctest::Approx(s.compute_s * 3 / 8));
+        const double act = 4096.0 * 4096 * 2;
+        CHECK(comm(s, "pp").time_s == doctest::Approx(8 * (act / nvlink + alpha)));
+    }
+    SUBCASE("plain data parallel over 100 Gb/s TCP Ethernet: 2(n-1)/n of fp32 gradients per step") {
+        const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 2048}});
+        const ClusterRequest r = request({{"gpus", 16}, {"fabric", "eth-100"}, {"layout", {{"zero", 0}}}}, job);
+        Parallel p;
+        p.dp = 16;
+        const TrainStep s = train_step(m, job, r, p);
+        const double eth = 100e9 / 8 * 0.8 * 0.5;  // line rate × link efficiency × TCP factor
+        CHECK(comm(s, "dp").time_s == doctest::Approx(2.0 * 15 / 16 * 8030261248.0 * 4 / eth + 30 * alpha));
+        CHECK(s.bound_key == "dp");
+    }
+}
+
+TEST_CASE("expert and context parallel traffic (DeepSeek-V3, Llama 3.1 8B long context)") {
+    SUBCASE("EP all-to-all: 4 per MoE layer per micro-batch of tokens × top-k × h") {
+        const Model m = test::model("deepseek-v3");
+        const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 4096}});
+        const ClusterRequest r = request({{"gpu", "h800"}, {"gpus", 64}, {"layout", {{"ep", 8}, {"zero", 1}}}}, job);
+        Parallel p;
+        p.dp = 64, p.ep = 8, p.zero = 1;
+        const TrainStep s = train_step(m, job, r, p);
+        const double bytes = 4096.0 * 8 * 7168 * 2;      // tokens × top-8 × hidden × bf16
+        const double h800 = 200e9 * 0.8;                 // NVLink 400 GB/s bidirectional
+        CHECK(comm(s, "ep").time_s == doctest::Approx(58 * 4 * (7.0 / 8 * bytes / h800 + 7 * 5e-6)));
+    }
+    SUBCASE("CP ring: 3(cp-1) hops of a K/V chunk per layer") {
+        const Model m = test::model("llama-3.1-8b");
+        const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 65536}});
+        const ClusterRequest r = request({{"gpus", 4}}, job);
+        Parallel p;
+        p.cp = 4;
+        const TrainStep s = train_step(m, job, r, p);
+        const double chunk = 65536.0 / 4 * (2 * 8 * 128) * 2;  // s/cp tokens × K and V of 8 heads × 128 × bf16
+        CHECK(comm(s, "cp").time_s == doctest::Approx(32 * 9 * (chunk / (450e9 * 0.8) + 5e-6)));
+    }
+}
+
+TEST_CASE("serving roofline, hand-derived (Llama 3 8B F16 on one RTX 4090)") {
+    const Model m = test::model("llama-3-8b");
+    const Job job = test::job({{"mode", "inference"}, {"dtype", "fp16"}});
+    const ClusterRequest r = request({{"gpu", "rtx4090"}, {"gpus", 1}, {"prompt_tokens", 1}, {"output_tokens", 512}}, job);
+    const ServeResult s = serve(m, job, r);
+    const double weights = 8030261248.0 * 2;
+    const double kv = 32 * (2 * 8 * 128) * 513 * 2.0 * (1 + 256.0) / 513;  // average context 1 + 512/2
+    CHECK(s.weights_read_bytes == doctest::Approx(weights));
+    CHECK(s.kv_read_bytes == doctest::Approx(kv));
+    CHECK(s.tokens_per_s_per_seq == doctest::Approx(1.008e12 * 0.8 / (weights + kv)));  // 50.1 tok/s
+    CHECK(s.bound_tokens_per_s == doctest::Approx(1.008e12 / (weights + kv)));
+    CHECK_FALSE(s.decode_compute_bound);
+    // A 1,024-token prompt is compute-bound: 2·N per token plus causal attention.
+    const ClusterRequest r2 = request({{"gpu", "rtx4090"}, {"gpus", 1}, {"prompt_tokens", 1024}}, job);
+    const double N = 8030261248.0 - 128256.0 * 4096;
+    const double flops = 1024 * 2 * N + 2.0 * 32 * 1024 * 1024 * 32 * 256 / 2;
+    CHECK(serve(m, job, r2).prefill_s == doctest::Approx(flops / (165.2e12 * 0.45)));
+}
+
+TEST_CASE("serving: MoE decode reads only the experts a step touches") {
+    const Model m = test::model("mixtral-8x7b");
+    const Job job = test::job({{"mode", "inference"}, {"dtype", "fp16"}});
+    const ServeResult one = serve(m, job, request({{"gpus", 2}, {"concurrency", 1}}, job));
+    const ServeResult many = serve(m, job, request({{"gpus", 2}, {"concurrency", 64}}, job));
+    // 1 sequence: 2 of 8 experts; 64 sequences: 1 − (6/8)^64 ≈ all of them.
+    CHECK(one.weights_read_bytes < 0.45 * many.weights_read_bytes);
+    CHECK(many.tokens_per_s_replica > 10 * one.tokens_per_s_replica);
+}
+
+TEST_CASE("recommender: the issue's questions") {
+    SUBCASE("8B on 8 H100: pure data parallel beats tensor parallel; the runner-up is explained") {
+        const json a = answer("llama-3.1-8b", {{"mode", "train"}, {"seq", 4096}, {"checkpointing", "selective"}}, {{"gpus", 8}});
+        const json& rec = a["recommendation"];
+        CHECK(a["train"]["layout"]["tp"] == 1);
+        CHECK(rec["best"]["fits"] == true);
+        CHECK(rec["runner_up"]["fits"] == true);
+        CHECK(rec["runner_up"]["tokens_per_s_per_gpu"].get<double>() <= rec["best"]["tokens_per_s_per_gpu"].get<double>());
+        CHECK(rec["why"].get<std::string>().rfind("Runner-up ", 0) == 0);
+    }
+    SUBCASE("70B on 16 H100 needs model sharding; TP stays inside the NVLink domain") {
+        const json a = answer("llama-3.1-70b", {{"mode", "train"}, {"seq", 4096}, {"checkpointing", "full"}}, {{"gpus", 16}});
+        CHECK(a["recommendation"]["best"]["fits"] == true);
+        CHECK(a["train"]["layout"]["tp"].get<int>() <= 8);
+        for (const json& t : a["train"]["terms"])
+            if (t["key"] == "tp") CHECK(t["link"] == "NVLink 4 (NVSwitch)");
+    }
+    SUBCASE("ZeRO-3 over 64 GPUs on 100 Gb/s Ethernet is communication-bound") {
+        const json a = answer("llama-3.1-8b", {{"mode", "train"}, {"seq", 4096}},
+                              {{"gpus", 64}, {"fabric", "eth-100"}, {"layout", {{"zero", 3}}}});
+        CHECK(a["train"]["bound"] == "dp");
+        CHECK(a["train"]["bound_text"].get<std::string>().find("communication-bound") == 0);
+    }
+    SUBCASE("70B on 2 × 4090 in 4-bit: a pipeline of two reads 42.5 GB per token; TP 2 halves that") {
+        const json job = {{"mode", "inference"}, {"dtype", "q4_k_m"}};
+        const json pp = answer("llama-3.1-70b", job, {{"gpu", "rtx4090"}, {"gpus", 2}, {"layout", {{"pp", 2}}}});
+        CHECK(pp["serve"]["fits"] == true);
+        const double read = pp["serve"]["weights_read_bytes"].get<double>() + pp["serve"]["kv_read_bytes"].get<double>();
+        // Stages run in turn: 2 × per-GPU bytes at 80 % of 1,008 GB/s, plus one 16 KB hop over PCIe.
+        CHECK(pp["serve"]["token_s"].get<double>() ==
+              doctest::Approx(2 * read / (1.008e12 * 0.8) + 8192.0 * 2 / (31.5e9 * 0.8) + 5e-6));
+        const json tp = answer("llama-3.1-70b", job, {{"gpu", "rtx4090"}, {"gpus", 2}});
+        CHECK(tp["serve"]["layout"]["tp"] == 2);  // the automatic layout: tensor parallel first
+        CHECK(tp["serve"]["tokens_per_s_per_seq"].get<double>() > 1.8 * pp["serve"]["tokens_per_s_per_seq"].get<double>());
+    }
+    SUBCASE("nothing fits: the least memory-hungry layout is shown, and why") {
+        const json a = answer("llama-3.1-405b", {{"mode", "train"}, {"seq", 4096}}, {{"gpu", "rtx4090"}, {"gpus", 8}});
+        const json& rec = a["recommendation"];
+        CHECK(rec["best"]["fits"] == false);
+        CHECK(rec["why"].get<std::string>().rfind("No layout fits in memory on 8 × RTX 4090 24GB", 0) == 0);
+        for (const json& c : rec["candidates"])
+            CHECK(c["memory_bytes"].get<double>() >= rec["best"]["memory_bytes"].get<double>());
+    }
+    SUBCASE("budget: time, GPU-hours and cost for a token count") {
+        const json a = answer("llama-3.1-8b", {{"mode", "train"}, {"seq", 4096}},
+                              {{"gpus", 8}, {"tokens", 1e12}, {"price_per_gpu_hour", 2}});
+        const json& b = a["train"]["budget"];
+        const double hours = 1e12 / a["train"]["tokens_per_s"].get<double>() * 8 / 3600;
+        CHECK(b["gpu_hours"].get<double>() == doctest::Approx(hours));
+        CHECK(b["cost"].get<double>() == doctest::Approx(2 * hours));
+    }
+}
+
+TEST_CASE("every catalog GPU answers a training and a serving request") {
+    for (const Gpu& g : gpu_catalog()) {
+        CAPTURE(g.id);
+        const json t = answer("llama-3.2-1b", {{"mode", "train"}, {"seq", 2048}}, {{"gpu", g.id}, {"gpus", 16}});
+        CHECK(t["ok"] == true);
+        const json s = answer("llama-3.2-1b", {{"mode", "inference"}}, {{"gpu", g.id}, {"gpus", 2}});
+        CHECK(s["ok"] == true);
+    }
+}
+
+TEST_CASE("bad cluster requests name the field") {
+    const std::string cfg = find_model(test::models(), "llama-3.1-8b").config.dump();
+    const std::string train = R"({"mode":"train"})";
+    const std::pair<const char*, const char*> cases[] = {
+        {R"({"gpu":"h1000"})", "cluster.gpu"},
+        {R"({"fabric":"carrier-pigeon"})", "cluster.fabric"},
+        {R"({"gpus":0})", "cluster.gpus"},
+        {R"({"gpus":"many"})", "cluster.gpus"},
+        {R"({"compute_efficiency":0})", "cluster.compute_efficiency"},
+        {R"({"overlap":1.5})", "cluster.overlap"},
+        {R"({"warp_drive":true})", "cluster.warp_drive"},
+        {R"({"gpus":6,"layout":{"tp":4}})", "cluster.layout"},
+        {R"({"gpus":8,"layout":{"tp":3}})", "cluster.layout"},
+        {R"({"gpus":8,"layout":{"ep":2}})", "cluster.layout.ep"},
+        {R"({"gpus":8,"layout":{"tpp":2}})", "cluster.layout.tpp"},
+        {R"({"gpus":8,"layout":"fast"})", "cluster.layout"},
+        {R"({"gpu":"a100-80","matmul_dtype":"fp8"})", "cluster.matmul_dtype"},
+        {R"({"matmul_dtype":"int3"})", "cluster.matmul_dtype"},
+        {R"({"gpus":2,"layout":{"tp":4}})", "cluster.layout"},
+        {R"([1,2])", "cluster"},
+        {R"({"gpus":)", "cluster"},
+    };
+    for (const char* job : {train.c_str(), R"({"mode":"inference"})"})
+        for (const auto& [cluster, field] : cases) {
+            CAPTURE(job);
+            CAPTURE(cluster);
+            const json r = json::parse(cluster_request(cfg, job, cluster));
+            CHECK(r["ok"] == false);
+            CHECK(r["error"]["field"].get<std::string>() == field);
+        }
+}

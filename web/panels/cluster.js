@@ -1,0 +1,120 @@
+// The "Cluster" section: renders the answer of the core's cluster planner
+// (vramcalc.cluster(jobJson, clusterJson), core/cluster_answer.cpp). Every
+// number shown is a text the core wrote; this module does no arithmetic.
+//
+//   import { renderCluster } from './panels/cluster.js';
+//   renderCluster(document.querySelector('#cluster'), JSON.parse(module.cluster(job, cluster)));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'style') Object.assign(node.style, v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function card(title, big, sub) {
+  return el('div', { class: 'vc-cl-card' }, el('h3', {}, title), el('p', { class: 'vc-cl-big' }, big), el('p', { class: 'vc-cl-sub' }, sub));
+}
+
+function table(caption, headers, rows) {
+  const head = el('tr', {}, ...headers.map((h) => el('th', { scope: 'col' }, h)));
+  const body = el('tbody', {}, ...rows);
+  return el('div', { class: 'vc-cl-scroll' }, el('table', { class: 'vc-cl-table' }, el('caption', {}, caption), el('thead', {}, head), body));
+}
+
+// Where the step's time goes: one segment per term, grown by its share.
+function timeline(terms) {
+  const bar = el('div', { class: 'vc-cl-bar', role: 'img' });
+  bar.setAttribute('aria-label', terms.map((t) => `${t.label} ${t.exposed_text} (${t.share_text})`).join(', '));
+  for (const t of terms) {
+    if (!(t.share > 0)) continue;
+    bar.append(el('div', { class: `vc-cl-seg vc-cl-${t.key}`, title: `${t.label}: ${t.exposed_text}`, style: { flexGrow: String(t.share) } }));
+  }
+  return bar;
+}
+
+function hardware(a) {
+  const hw = a.hardware;
+  return el('div', { class: 'vc-cl-hw' },
+    el('p', {}, el('strong', {}, hw.nodes_text)),
+    el('p', { class: 'vc-cl-sub' }, `${hw.gpu.peak_text} · ${hw.gpu.memory_bw_text} · ${hw.gpu.usable_text} usable · ${hw.gpu.link_text}`),
+    el('p', { class: 'vc-cl-sub' }, `Between nodes: ${hw.fabric.text}`),
+    el('p', { class: 'vc-cl-src' }, `Sources: ${hw.gpu.source}; ${hw.fabric.source}`));
+}
+
+function assumptions(a) {
+  return el('details', { class: 'vc-cl-assume' }, el('summary', {}, 'Assumptions (settable)'),
+    el('ul', {}, ...a.assumptions.map((x) => el('li', { 'data-key': x.key }, x.text))));
+}
+
+function training(a) {
+  const t = a.train;
+  const out = [
+    el('div', { class: 'vc-cl-cards' },
+      card('Throughput', t.tokens_per_s_per_gpu_text, t.tokens_per_s_text + ' for the cluster'),
+      card('Step', t.step_text, `${t.tokens_per_step_text} · ${t.layout.text}`),
+      card('Utilisation', t.mfu_text, t.hfu_text + ' (with recomputation)'),
+      card('Memory', t.memory_text, t.fits_text)),
+    el('p', { class: `vc-cl-bound vc-cl-bound-${t.bound}` }, t.bound_text),
+    timeline(t.terms),
+    table('Where the step time goes', ['Term', 'Link', 'Exposed', 'If not overlapped', 'Share', 'How'],
+      t.terms.map((x) => el('tr', { 'data-term': x.key },
+        el('td', {}, el('span', { class: `vc-cl-swatch vc-cl-${x.key}` }), x.label),
+        el('td', {}, x.link || '—'),
+        el('td', { class: 'vc-cl-num' }, x.exposed_text),
+        el('td', { class: 'vc-cl-num' }, x.time_text),
+        el('td', { class: 'vc-cl-num' }, x.share_text),
+        el('td', { class: 'vc-cl-how' }, x.why)))),
+    el('p', { class: 'vc-cl-sub' }, t.flops_text),
+  ];
+  if (t.budget) {
+    const b = t.budget;
+    out.push(el('div', { class: 'vc-cl-cards' },
+      card(`To train ${b.tokens_text}`, b.time_text, b.gpu_hours_text),
+      ...(b.cost_text ? [card('Cost', b.cost_amount_text, b.cost_text)] : [])));
+  }
+  const rec = a.recommendation;
+  if (rec && rec.best) {
+    out.push(el('h3', { class: 'vc-cl-h' }, `Recommended layout (${rec.considered} considered)`),
+      el('p', {}, el('strong', {}, rec.best.layout_text), ` — ${rec.best.tokens_per_s_per_gpu_text}, ${rec.best.memory_text} per GPU`),
+      el('p', { class: 'vc-cl-why' }, rec.why),
+      table('Fastest layouts that were considered', ['Layout', 'Tokens/s per GPU', 'Step', 'MFU', 'Memory per GPU', 'Fits', 'Bound'],
+        rec.candidates.map((c) => el('tr', { class: c.fits ? 'vc-cl-ok' : 'vc-cl-no' },
+          el('td', {}, c.layout_text),
+          el('td', { class: 'vc-cl-num' }, c.tokens_per_s_per_gpu_text),
+          el('td', { class: 'vc-cl-num' }, c.step_text),
+          el('td', { class: 'vc-cl-num' }, c.mfu_text),
+          el('td', { class: 'vc-cl-num' }, c.memory_text),
+          el('td', {}, c.fits ? '✓ fits' : '✗ too big'),
+          el('td', { class: 'vc-cl-how' }, c.bound_text)))));
+  }
+  return out;
+}
+
+function serving(a) {
+  const s = a.serve;
+  return [
+    el('div', { class: 'vc-cl-cards' },
+      card('Decode', s.tokens_per_s_per_seq_text, `${s.tokens_per_s_replica_text} · ${s.tokens_per_s_cluster_text}`),
+      card('First token', s.ttft_text, s.prefill_text),
+      card('Per step', s.token_text, s.read_text),
+      card('Memory', s.memory_text, `${s.layout.text}${s.fits ? '' : ' — does not fit'}`)),
+    el('p', { class: 'vc-cl-bound' }, s.bound_text),
+    el('p', { class: 'vc-cl-sub' }, s.comm_text),
+  ];
+}
+
+export function renderCluster(root, answer) {
+  root.classList.add('vc-cluster');
+  if (!answer || answer.ok !== true) {
+    const error = answer && answer.error ? answer.error : { field: 'cluster', message: 'no answer' };
+    root.replaceChildren(el('p', { class: 'vc-cl-error', role: 'alert', 'data-field': error.field }, error.message));
+    return;
+  }
+  const parts = [hardware(answer), ...(answer.workload === 'train' ? training(answer) : serving(answer)), assumptions(answer)];
+  if (answer.notes.length) parts.push(el('ul', { class: 'vc-cl-notes' }, ...answer.notes.map((n) => el('li', {}, n))));
+  root.replaceChildren(...parts);
+}
