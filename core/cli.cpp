@@ -86,6 +86,7 @@ bool looks_decimal(const std::string& t) {
 // otherwise; parse_job then validates both in one place, and its errors
 // quote the text as typed ("got \"nan\"", "got \"0x10\"").
 json flag_value(const std::string& text, const std::string& field) {
+    if (text == "true" || text == "false") return text == "true";  // boolean serving flags (--swa-full true)
     if (!looks_decimal(text)) return text;
     const double d = std::strtod(text.c_str(), nullptr);
     if (!std::isfinite(d)) throw InputError(field, "must be a finite number, got " + short_text(text));

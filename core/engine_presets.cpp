@@ -34,6 +34,7 @@ const std::vector<EnginePreset> kEngines = {
     {Engine::LlamaCpp,
      "llama.cpp",
      {
+         {"kv_dtype", "\"fp16\"", "llama.cpp common/common.h cache_type_k / cache_type_v = GGML_TYPE_F16"},
          {"n_ubatch", "512", "llama.cpp common/common.h common_params n_ubatch = 512"},
          {"attention", "\"eager\"", "llama.cpp flash_attn off by default until -fa auto (common/common.h, 2024-2025)"},
          {"n_gpu_layers", "-1", "llama-server -ngl: all layers when given a large value (-1 here)"},
@@ -43,6 +44,7 @@ const std::vector<EnginePreset> kEngines = {
     {Engine::Ollama,
      "Ollama",
      {
+         {"kv_dtype", "\"fp16\"", "llama.cpp common/common.h cache_type_k / cache_type_v = GGML_TYPE_F16"},
          {"n_ubatch", "512", "ollama llm/server.go: NumBatch 512"},
          {"seq", "2048", "ollama api/types.go DefaultOptions NumCtx 2048 (4096 from v0.6.x)"},
          {"attention", "\"eager\"", "ollama envconfig OLLAMA_FLASH_ATTENTION default false"},

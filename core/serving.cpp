@@ -273,7 +273,7 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     b.bytes[kActivations] = 0;
     b.bytes[kOverhead] = job.overhead_gb * kBytesPerGB;
     if (explain) {
-        b.why[kWeights] = "GGUF " + std::string(p.weights.label) + " per tensor (" + g.mix + ", " +
+        b.why[kWeights] = std::string(p.weights.label) + " per tensor (" + g.mix + ", " +
                           printf_text("%.2f", g.total() * 8 / p.m.params.total) + " bits/weight, " + gib(g.total()) +
                           "): " + count(s.gpu_layers) + "/" + count(L) + " layers" + (output_on_gpu ? " + output" : "") +
                           " on the GPU = " + printf_text("%.2f MiB", gpu / 1048576) + "; token_embd " +
