@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "inverse.hpp"
 #include "errors.hpp"
 #include "json_text.hpp"
 #include "report.hpp"
@@ -42,6 +43,22 @@ Job (defaults in brackets):
   --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, 1, 0]
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
+  --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]
+  --gpu ID              the GPU served on (see the fit table ids); engines size pools from it
+  --device-gib X        device memory as the engine sees it (vLLM's total_gpu_memory)
+  --gpu-memory-utilization F   vLLM budget fraction                [0.9]
+  --mem-fraction-static F      SGLang static fraction (0 = by TP)  [0]
+  --max-model-len N  --max-num-batched-tokens N  --max-num-seqs N  --block-size N
+  --chunked-prefill true|false   vLLM profile run size rule         [true]
+  --new-tokens N        HF generate: tokens generated after the prompt  [0]
+  --n-ubatch N          llama.cpp physical batch                      [512]
+  --n-gpu-layers N      llama.cpp -ngl (-1 = all + output)            [-1]
+  --experts-on-cpu true llama.cpp -ot exps=CPU
+  --gguf-rules R        current | 2023-12 (llama.cpp type rules era)  [current]
+  --swa-full true       sliding-window layers at full length
+  --ep N  --dp-attention true   expert parallel degree, data-parallel attention
+  --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
+                        (needs --gpu; answers by exact search, prints JSON)
   --job PATH            read job fields from a JSON file (flags override)
   --json                print the estimate as JSON
 )";
@@ -115,6 +132,7 @@ std::string default_models_path() {
 int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
     bool as_json = false, list = false;
+    std::string question;
     json job_fields = json::object();
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
@@ -131,6 +149,7 @@ int run(int argc, char** argv) {
             return 0;
         } else if (arg == "--json") as_json = true;
         else if (arg == "--list") list = true;
+        else if (arg == "--solve") question = value("question");
         else if (arg == "--model") model_id = value("model");
         else if (arg == "--config") config_path = path("config");
         else if (arg == "--params") params = value("config.num_parameters");
@@ -176,6 +195,14 @@ int run(int argc, char** argv) {
 
     const Model model = prepare_model(parse_config(config));
     const Job job = parse_job(job_fields);
+    if (!question.empty()) {
+        const std::string answer = solve_request(config.dump(), job_fields.dump(), question);
+        const json parsed = json::parse(answer);
+        if (!parsed.value("ok", false))
+            throw InputError(parsed["error"]["field"].get<std::string>(), parsed["error"]["message"].get<std::string>());
+        std::cout << parsed.dump(2) << "\n";
+        return 0;
+    }
     const Estimate e = estimate(model, job);
     if (as_json)
         std::cout << nlohmann::json::parse(estimate_json(model, job, e)).dump(2) << "\n";
