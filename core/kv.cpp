@@ -8,7 +8,7 @@
 namespace vramcalc {
 namespace {
 
-using Kind = ModelConfig::LayerKind;
+using Kind = ModelConfig::KvKind;
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
@@ -44,15 +44,15 @@ KvCost kv_cost(const Plan& p, const Layout& l, double layer_share) {
         per_layer_token = 2.0 * static_cast<double>(heads_here * head_dim) * kv_element_bytes(p, head_dim);
     }
     const double share = layer_share;
-    k.full_token = per_layer_token * static_cast<double>(c.kind_count(Kind::Full) + c.kind_count(Kind::FullAndLinear)) * share;
-    k.window_token = per_layer_token * static_cast<double>(c.kind_count(Kind::Sliding)) * share;
-    k.chunk_token = per_layer_token * static_cast<double>(c.kind_count(Kind::Chunked)) * share;
+    k.full_token = per_layer_token * static_cast<double>(c.kv_kind_count(Kind::Full) + c.kv_kind_count(Kind::FullAndLinear)) * share;
+    k.window_token = per_layer_token * static_cast<double>(c.kv_kind_count(Kind::Sliding)) * share;
+    k.chunk_token = per_layer_token * static_cast<double>(c.kv_kind_count(Kind::Chunked)) * share;
     // Linear / SSM state: fp32 recurrent state where the engines keep it so, the
     // rest (conv state) in the compute dtype; split over TP like the heads.
     const double state = static_cast<double>(c.linear_state_fp32_elems) * 4 +
                          static_cast<double>(c.linear_state_elems - c.linear_state_fp32_elems) * p.compute.bits / 8;
     k.state_seq = state / static_cast<double>(attn_tp) *
-                  static_cast<double>(c.kind_count(Kind::Linear) + c.kind_count(Kind::FullAndLinear)) * share;
+                  static_cast<double>(c.kv_kind_count(Kind::Linear) + c.kv_kind_count(Kind::FullAndLinear)) * share;
     return k;
 }
 
@@ -95,11 +95,11 @@ double kv_bytes(const Plan& p, const KvCost& k, int64_t seq, int64_t batch) {
 
 std::string window_policy_text(const Plan& p) {
     const ModelConfig& c = p.m.config;
-    const bool windows = c.kind_count(Kind::Sliding) + c.kind_count(Kind::Chunked) > 0;
+    const bool windows = c.kv_kind_count(Kind::Sliding) + c.kv_kind_count(Kind::Chunked) > 0;
     if (!windows) return "";
-    std::string what = std::to_string(c.kind_count(Kind::Sliding) + c.kind_count(Kind::Chunked)) + " of " +
+    std::string what = std::to_string(c.kv_kind_count(Kind::Sliding) + c.kv_kind_count(Kind::Chunked)) + " of " +
                        std::to_string(c.layers) + " layers use a " +
-                       (c.kind_count(Kind::Sliding) > 0 ? std::to_string(c.sliding_window) + "-token sliding window"
+                       (c.kv_kind_count(Kind::Sliding) > 0 ? std::to_string(c.sliding_window) + "-token sliding window"
                                                         : std::to_string(c.attention_chunk) + "-token chunk");
     if (p.job.swa_full) return what + "; allocated at full length (swa_full)";
     switch (p.job.engine) {

@@ -14,7 +14,7 @@ namespace vramcalc {
 namespace {
 
 using nlohmann::json;
-using Kind = ModelConfig::LayerKind;
+using Kind = ModelConfig::KvKind;
 
 bool has(const json& c, const char* key) { return c.contains(key) && !c.at(key).is_null(); }
 
@@ -83,10 +83,10 @@ void read_linear_state(const json& c, ModelConfig& m) {
 
 }  // namespace
 
-int64_t ModelConfig::kind_count(LayerKind k) const {
-    if (layer_kinds.empty()) return k == LayerKind::Full ? layers : 0;
+int64_t ModelConfig::kv_kind_count(KvKind k) const {
+    if (kv_kinds.empty()) return k == KvKind::Full ? layers : 0;
     int64_t n = 0;
-    for (LayerKind x : layer_kinds) n += x == k;
+    for (KvKind x : kv_kinds) n += x == k;
     return n;
 }
 
@@ -100,48 +100,48 @@ void parse_attention_layout(const json& c, ModelConfig& m) {
     m.attention_chunk = whole(c, "attention_chunk_size", 0);
     if (L <= 0) return;
     if (has(c, "layer_types")) {
-        m.layer_kinds = read_layer_types(c, L);
+        m.kv_kinds = read_layer_types(c, L);
     } else if (m.model_type == "gemma2" && m.sliding_window > 0) {
         // transformers Gemma2Config: layer i slides when (i + 1) % 2 != 0.
-        m.layer_kinds = every(L, Kind::Full);
-        for (int64_t i = 0; i < L; ++i) m.layer_kinds[i] = (i + 1) % 2 ? Kind::Sliding : Kind::Full;
+        m.kv_kinds = every(L, Kind::Full);
+        for (int64_t i = 0; i < L; ++i) m.kv_kinds[i] = (i + 1) % 2 ? Kind::Sliding : Kind::Full;
     } else if (m.model_type == "gemma3_text" && m.sliding_window > 0) {
         // transformers Gemma3TextConfig: sliding_window_pattern 6 -> every 6th layer global.
         const int64_t pattern = whole(c, "sliding_window_pattern", 6);
-        m.layer_kinds = every(L, Kind::Full);
-        for (int64_t i = 0; i < L; ++i) m.layer_kinds[i] = (i + 1) % pattern ? Kind::Sliding : Kind::Full;
+        m.kv_kinds = every(L, Kind::Full);
+        for (int64_t i = 0; i < L; ++i) m.kv_kinds[i] = (i + 1) % pattern ? Kind::Sliding : Kind::Full;
     } else if (m.attention_chunk > 0) {
         // Llama 4: no_rope_layers[i] == 0 marks a global NoPE layer; default every 4th
         // (transformers Llama4TextConfig no_rope_layer_interval 4).
-        m.layer_kinds = every(L, Kind::Chunked);
+        m.kv_kinds = every(L, Kind::Chunked);
         const bool listed = has(c, "no_rope_layers") && c.at("no_rope_layers").is_array() &&
                             static_cast<int64_t>(c.at("no_rope_layers").size()) == L;
         for (int64_t i = 0; i < L; ++i)
-            if (listed ? c.at("no_rope_layers")[i] == 0 : (i + 1) % 4 == 0) m.layer_kinds[i] = Kind::Full;
+            if (listed ? c.at("no_rope_layers")[i] == 0 : (i + 1) % 4 == 0) m.kv_kinds[i] = Kind::Full;
     } else if (has(c, "full_attention_interval") && m.linear_state_elems > 0) {
         // Qwen3-Next: every full_attention_interval-th layer is full attention, the rest Gated DeltaNet.
         const int64_t every_n = std::max<int64_t>(1, whole(c, "full_attention_interval", 4));
-        m.layer_kinds = every(L, Kind::Linear);
+        m.kv_kinds = every(L, Kind::Linear);
         for (int64_t i = 0; i < L; ++i)
-            if ((i + 1) % every_n == 0) m.layer_kinds[i] = Kind::Full;
+            if ((i + 1) % every_n == 0) m.kv_kinds[i] = Kind::Full;
     } else if (has(c, "attn_layer_period") && m.linear_state_elems > 0) {
         // Jamba: attention at offset attn_layer_offset of every attn_layer_period layers, Mamba elsewhere.
         const int64_t period = std::max<int64_t>(1, whole(c, "attn_layer_period", 8)), offset = whole(c, "attn_layer_offset", 4);
-        m.layer_kinds = every(L, Kind::Linear);
+        m.kv_kinds = every(L, Kind::Linear);
         for (int64_t i = 0; i < L; ++i)
-            if (i % period == offset) m.layer_kinds[i] = Kind::Full;
+            if (i % period == offset) m.kv_kinds[i] = Kind::Full;
     } else if (has(c, "parallel_hybrid") || (has(c, "mamba_d_ssm") && m.linear_state_elems > 0)) {
-        m.layer_kinds = every(L, Kind::FullAndLinear);  // Falcon-H1: attention and Mamba-2 in every layer
+        m.kv_kinds = every(L, Kind::FullAndLinear);  // Falcon-H1: attention and Mamba-2 in every layer
     } else if (m.linear_state_elems > 0 && m.heads == 0) {
-        m.layer_kinds = every(L, Kind::Linear);  // pure Mamba
+        m.kv_kinds = every(L, Kind::Linear);  // pure Mamba
     } else if (m.sliding_window > 0) {
-        m.layer_kinds = every(L, Kind::Sliding);  // Mistral v0.1: a 4096-token window in every layer
+        m.kv_kinds = every(L, Kind::Sliding);  // Mistral v0.1: a 4096-token window in every layer
     }
-    if (m.kind_count(Kind::Sliding) > 0 && m.sliding_window <= 0)
+    if (m.kv_kind_count(Kind::Sliding) > 0 && m.sliding_window <= 0)
         throw InputError("config.sliding_window", "missing; layer_types names sliding-window layers");
-    if (m.kind_count(Kind::Chunked) > 0 && m.attention_chunk <= 0)
+    if (m.kv_kind_count(Kind::Chunked) > 0 && m.attention_chunk <= 0)
         throw InputError("config.attention_chunk_size", "missing; layer_types names chunked-attention layers");
-    if ((m.kind_count(Kind::Linear) > 0 || m.kind_count(Kind::FullAndLinear) > 0) && m.linear_state_elems <= 0)
+    if ((m.kv_kind_count(Kind::Linear) > 0 || m.kv_kind_count(Kind::FullAndLinear) > 0) && m.linear_state_elems <= 0)
         throw InputError("config.layer_types", "names linear/SSM layers but the config gives no state size "
                                                "(mamba_d_state / linear_num_value_heads)");
 }

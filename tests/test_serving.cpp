@@ -26,7 +26,7 @@ TEST_CASE("sliding-window KV: Gemma 2 alternates 4096-token windows with full la
     // Gemma-2-9B: 42 layers, 8 kv heads × 256, bf16: 2 · 8 · 256 · 2 = 8192 bytes per token per layer.
     // transformers Gemma2Config: odd-numbered layers (1-based) slide -> 21 sliding + 21 full.
     const Model m = with("gemma-2-9b", {{"sliding_window", 4096}});
-    REQUIRE(m.config.kind_count(ModelConfig::LayerKind::Sliding) == 21);
+    REQUIRE(m.config.kv_kind_count(ModelConfig::KvKind::Sliding) == 21);
     const json job = {{"seq", 8192}};
     // full: 21 · 8192 · 8192; sliding: 21 · 8192 · 4096
     CHECK(run(m, job).breakdown.bytes[kKvCache] == 21.0 * 8192 * 8192 + 21.0 * 8192 * 4096);
@@ -51,7 +51,7 @@ TEST_CASE("hybrid Mamba layers keep a constant state per sequence (Jamba pattern
     //   = 49152 + 524288 = 573440 bytes per layer per sequence.
     const Model m = with("llama-3-8b", {{"num_hidden_layers", 8}, {"attn_layer_period", 8}, {"attn_layer_offset", 4},
                                         {"mamba_d_state", 16}, {"mamba_d_conv", 4}, {"mamba_expand", 2}});
-    REQUIRE(m.config.kind_count(ModelConfig::LayerKind::Linear) == 7);
+    REQUIRE(m.config.kv_kind_count(ModelConfig::KvKind::Linear) == 7);
     const double attention = 1 * 2 * 8 * 128 * 2.0;  // bytes per token
     for (int64_t seq : {1024, 65536}) {
         CAPTURE(seq);
