@@ -149,3 +149,62 @@ TEST_CASE("engines without a GPU or with bad fields fail with the field named") 
     const json r = json::parse(solve_request(find_model(test::models(), "llama-3-8b").config.dump(), "{}", "max_fun"));
     CHECK(r["error"]["field"] == "question");
 }
+
+TEST_CASE("transformers generate: peak at prefill, or at the last token when generation is long") {
+    const Model m = test::model("llama-3-8b");
+    const double kv = 32.0 * 2 * 8 * 128 * 2 * 4096;       // 536,870,912 bytes for 4096 tokens
+    const double logits = 128256.0 * (2 + 4);              // last-token logits, bf16 + fp32 copy
+    // SDPA prefill of 4096 tokens: 4096 · (3·4096 + 3·14336) · 2 bytes.
+    const Estimate sdpa = run(m, {{"engine", "hf"}, {"seq", 4096}});
+    CHECK(sdpa.breakdown.bytes[kKvCache] == kv);
+    CHECK(sdpa.breakdown.bytes[kActivations] == 4096.0 * 55296 * 2 + logits);
+    // Eager adds the 32 × 4096 × 4096 scores in bf16 and their fp32 softmax.
+    const Estimate eager = run(m, {{"engine", "hf"}, {"seq", 4096}, {"attention", "eager"}});
+    CHECK(eager.breakdown.bytes[kActivations] == 4096.0 * 55296 * 2 + logits + 32.0 * 4096 * 4096 * 6);
+    // A 96-token prompt generating 4000 tokens peaks at the end: the full cache, one layer's
+    // cache copied by torch.cat (kv / 32) and one token's working set.
+    const Estimate gen = run(m, {{"engine", "hf"}, {"seq", 4096}, {"new_tokens", 4000}});
+    CHECK(gen.breakdown.bytes[kKvCache] == kv);
+    CHECK(gen.breakdown.bytes[kActivations] == kv / 32 + 55296.0 * 2 + logits);
+}
+
+TEST_CASE("vLLM profile run size follows chunked prefill") {
+    const Model m = test::model("llama-3-8b");
+    const json base = {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 32768}};
+    CHECK(run(m, base).serving.profile_tokens == 8192);
+    json off = base;
+    off["chunked_prefill"] = false;
+    CHECK(run(m, off).serving.profile_tokens == 32768);  // V0: max(max_model_len, 2048)
+    // The pool is what the budget leaves: 0.9 × 80 GiB − weights − activations − non-torch.
+    const Estimate e = run(m, base);
+    const auto& b = e.breakdown.bytes;
+    CHECK(b[kWeights] + b[kActivations] + b[kOverhead] + b[kKvCache] == doctest::Approx(0.9 * 80 * test::GiB));
+    CHECK(e.serving.pool_tokens == e.serving.pool_blocks * 16);
+    CHECK(e.serving.max_concurrency == doctest::Approx(b[kKvCache] / (131072.0 * 32768)));
+}
+
+TEST_CASE("llama.cpp partial offload: -ngl layers on the GPU, the rest and their KV in RAM") {
+    const Model m = test::model("llama-3-8b");
+    const json all = {{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"seq", 4096}};
+    json half = all;
+    half["n_gpu_layers"] = 16;
+    const Estimate a = run(m, all), h = run(m, half);
+    // Same file either way: GPU + CPU weights add up to the GGUF size.
+    const double file = a.breakdown.bytes[kWeights] + 281.8125 * 1048576;
+    CHECK(h.breakdown.bytes[kWeights] < a.breakdown.bytes[kWeights] / 2);
+    CHECK(h.serving.gpu_layers == 16);
+    // Half the KV (16 of 32 layers, 64 MiB per 512 tokens → 256 MiB) on each side.
+    CHECK(h.breakdown.bytes[kKvCache] == 256.0 * 1048576);
+    CHECK(h.serving.cpu_bytes == doctest::Approx(file - h.breakdown.bytes[kWeights] + 256.0 * 1048576 +
+                                                 (4096.0 * 0 + 512.0 * 128256 * 4 + 512.0 * 4096 * 4)));
+}
+
+TEST_CASE("llama.cpp -ot exps=CPU keeps Mixtral's routed experts in system RAM") {
+    const Model m = test::model("mixtral-8x7b");
+    const json job = {{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gguf_rules", "2023-12"}, {"seq", 2048}, {"experts_on_cpu", true}};
+    // Experts per layer: 3 × 8 × 4096 × 14336 values in q4_K (144 bytes per 256) = 792,723,456 bytes.
+    const double experts = 32 * 792'723'456.0;
+    const Estimate e = run(m, job);
+    CHECK(e.breakdown.bytes[kWeights] == doctest::Approx(25145.55 * 1048576 - experts).epsilon(1e-6));
+    CHECK(e.serving.cpu_bytes >= experts);
+}
