@@ -205,6 +205,6 @@ TEST_CASE("llama.cpp -ot exps=CPU keeps Mixtral's routed experts in system RAM")
     // Experts per layer: 3 × 8 × 4096 × 14336 values in q4_K (144 bytes per 256) = 792,723,456 bytes.
     const double experts = 32 * 792'723'456.0;
     const Estimate e = run(m, job);
-    CHECK(e.breakdown.bytes[kWeights] == doctest::Approx(25145.55 * 1048576 - experts).epsilon(1e-6));
+    CHECK(e.breakdown.bytes[kWeights] == doctest::Approx(25145.55 * 1048576 - experts).epsilon(1e-5));
     CHECK(e.serving.cpu_bytes >= experts);
 }
