@@ -29,13 +29,13 @@ Model (default: --model llama-3-8b):
 
 Job (defaults in brackets):
   --mode M              inference | train | lora | qlora            [inference]
-  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0  [bf16]
+  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k  [bf16]
   --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
   --batch N             micro-batch per GPU                           [1]
   --seq N               tokens per sequence                           [4096]
   --checkpointing C     none | selective | full                       [none]
   --flash | --no-flash  FlashAttention on/off                         [on]
-  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8        [auto]
+  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]
   --lora-rank R         LoRA rank                                     [16]
   --lora-targets T      all-linear | attention | mlp | q_proj,v_proj,...  [all-linear]
   --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]

@@ -28,10 +28,11 @@ const std::vector<NumberFormat> kFormats = {
     {"q5_k_m", "GGUF Q5_K_M", 5.69, false, false},
     {"q4_k_m", "GGUF Q4_K_M", 4.85, false, false},
     {"q4_0", "GGUF Q4_0", 4.5, false, false},
-    // Mixes of K-quant blocks (ggml-common.h block_q3_K 110 B / 256, block_q2_K 84 B / 256);
-    // averages for Llama-class models, the llama.cpp engine computes them per tensor (core/gguf.cpp).
-    {"q3_k_m", "GGUF Q3_K_M", 3.91, false, false},
-    {"q2_k", "GGUF Q2_K", 3.00, false, false},
+    // Mixes of K-quant blocks (ggml-common.h block_q3_K 110 B / 256, block_q2_K 84 B / 256 with
+    // q3_K..q6_K tensors by llama-quant.cpp's rules): the averages core/gguf.cpp computes tensor by
+    // tensor for Llama-3-8B; the llama.cpp engine uses the per-tensor sizes for any model.
+    {"q3_k_m", "GGUF Q3_K_M", 4.00, false, false},
+    {"q2_k", "GGUF Q2_K", 3.16, false, false},
 };
 
 }  // namespace

@@ -26,4 +26,6 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("modelsSummary", &vramcalc::models_summary);
     emscripten::function("gpus", &vramcalc::gpus_json);
     emscripten::function("options", &vramcalc::options_json);
+    emscripten::function("solve", &vramcalc::solve_request);
+    emscripten::function("solveCurrent", &vramcalc::solve_current);
 }
