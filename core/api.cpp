@@ -202,7 +202,7 @@ void write_answer(JsonWriter& w, const Answer& a) {
     w.field("answer", a.value).field("format", a.format).field("fits_at_answer", a.found);
     w.field("total_at_answer_bytes", a.total_at).field("total_at_answer_text", gb_text(a.total_at));
     w.field("next_exists", a.next_exists).field("next", minimum ? a.value - 1 : a.value + 1);
-    w.field("fits_at_next", false).field("total_at_next_bytes", a.total_next);
+    w.field("fits_at_next", a.fits_next).field("total_at_next_bytes", a.total_next);
     w.key("candidates").begin_array();
     for (const auto& c : a.candidates) w.value(c);
     w.end_array().field("text", a.text).end_object();

@@ -96,7 +96,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
     auto record = [&](auto set, int64_t value, int64_t hi) {
         a.found = value >= 0 && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
         a.next_exists = value + 1 <= hi;
-        if (a.next_exists) fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
+        if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
         a.value = value;
     };
     switch (q) {
@@ -134,7 +134,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
             if (a.found) {
                 fits_with(m, job, [&](Job& j) { set(j, v); }, &a.total_at);
                 a.next_exists = v > 1;  // "next" for a minimum is one fewer GPU
-                if (a.next_exists) fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
             }
             a.text = a.found ? "fewest GPUs: " + std::to_string(v) : "does not fit on up to 4096 GPUs";
             break;
@@ -166,7 +166,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 a.format = a.candidates[static_cast<size_t>(lo)];
                 fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at);
                 a.next_exists = lo > 0;  // the next larger format, which does not fit
-                if (a.next_exists) fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
             }
             a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";
             break;

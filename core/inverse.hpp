@@ -23,6 +23,7 @@ struct Answer {
     std::vector<std::string> candidates;  // BestFormat: formats tried, largest first
     double total_at = 0, total_next = 0;  // per-GPU totals at the answer and one step past it
     bool next_exists = false;    // false when the answer is the upper end of the range
+    bool fits_next = false;      // re-estimated one step past the answer (false unless the job is not monotone)
     std::string text;
 };
 

@@ -117,6 +117,7 @@ TEST_CASE("inverse answers fit at the answer and not one step past it") {
         if (q == "best_format") at["dtype"] = a["format"];
         CHECK(fits_device(llama, parse_job(at)));
         if (!a["next_exists"].get<bool>()) continue;
+        CHECK_FALSE(a["fits_at_next"].get<bool>());
         if (q == "best_format") next["dtype"] = a["candidates"][static_cast<size_t>(n)];
         CHECK_FALSE(fits_device(llama, parse_job(next)));
     }
