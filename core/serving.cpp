@@ -175,7 +175,9 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     b.bytes[kKvCache] = std::max(0.0, s.kv_pool);
     // vLLM refuses to start when one max_model_len request does not fit the pool (vllm/v1/core/kv_cache_utils.py
     // check_enough_kv_cache_memory); the job's batch × seq must fit it to run concurrently.
-    s.fits = s.kv_pool > 0 && s.kv_pool >= s.kv_per_request && s.kv_pool >= s.kv_needed;
+    // The pool is handed out in whole blocks.
+    const double usable = block > 0 ? static_cast<double>(s.pool_blocks) * block : std::max(0.0, s.kv_pool);
+    s.fits = s.kv_pool > 0 && usable >= s.kv_per_request && usable >= s.kv_needed;
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": KV pool " + gib(std::max(0.0, s.kv_pool)) + " = " +
                 count(s.pool_blocks) + " blocks × " + count(job.block_size) + " = " + count(s.pool_tokens) +
                 " tokens; maximum concurrency for " + count(s.max_model_len) + " tokens per request: " +

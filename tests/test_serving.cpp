@@ -182,6 +182,10 @@ TEST_CASE("vLLM profile run size follows chunked prefill") {
     CHECK(b[kWeights] + b[kActivations] + b[kOverhead] + b[kKvCache] == doctest::Approx(0.9 * 80 * test::GiB));
     CHECK(e.serving.pool_tokens == e.serving.pool_blocks * 16);
     CHECK(e.serving.max_concurrency == doctest::Approx(b[kKvCache] / (131072.0 * 32768)));
+    // The pool is handed out in whole blocks: one block larger than the pool leaves nothing usable.
+    json huge = base;
+    huge["block_size"] = 1'000'000;
+    CHECK_FALSE(run(m, huge).serving.fits);
 }
 
 TEST_CASE("llama.cpp partial offload: -ngl layers on the GPU, the rest and their KV in RAM") {
