@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "gpus.hpp"
+#include "inverse.hpp"
 #include "json_text.hpp"
 #include "json_writer.hpp"
 #include "units.hpp"
@@ -180,6 +181,37 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
     throw InputError("model", "unknown model '" + short_text(id) + "'; known: " + known);
 }
 
+namespace {
+
+// The engine's own figures: pool, blocks, concurrency, offload split, fit.
+void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    w.begin_object().field("engine", engine_name(job.engine)).field("device_bytes", s.device);
+    w.field("budget_bytes", s.budget).field("kv_needed_bytes", s.kv_needed).field("kv_per_token_bytes", s.kv_per_token);
+    w.field("kv_per_request_bytes", s.kv_per_request).field("kv_pool_bytes", s.kv_pool);
+    w.field("kv_pool_text", printf_text("%.2f GiB", s.kv_pool / kGiB));
+    w.field("pool_blocks", s.pool_blocks).field("pool_tokens", s.pool_tokens).field("max_concurrency", s.max_concurrency);
+    w.field("max_model_len", s.max_model_len).field("profile_tokens", s.profile_tokens);
+    w.field("gpu_layers", s.gpu_layers).field("layers", s.layers).field("cpu_bytes", s.cpu_bytes);
+    w.field("cpu_text", gb_text(s.cpu_bytes)).field("compute_buffer_bytes", s.compute_buffer);
+    w.field("weights_mix", s.weights_mix).field("window_policy", s.window_policy);
+    w.field("fits", s.fits).field("verdict", s.verdict).end_object();
+}
+
+void write_answer(JsonWriter& w, const Answer& a) {
+    const bool minimum = a.question == Question::MinGpus || a.question == Question::BestFormat;
+    w.begin_object().field("ok", true).field("question", question_name(a.question)).field("found", a.found);
+    w.field("answer", a.value).field("format", a.format).field("fits_at_answer", a.found);
+    w.field("total_at_answer_bytes", a.total_at).field("total_at_answer_text", gb_text(a.total_at));
+    w.field("next_exists", a.next_exists).field("next", minimum ? a.value - 1 : a.value + 1);
+    w.field("fits_at_next", a.fits_next).field("total_at_next_bytes", a.total_next);
+    w.key("candidates").begin_array();
+    for (const auto& c : a.candidates) w.value(c);
+    w.end_array().field("text", a.text).end_object();
+}
+
+}  // namespace
+
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
@@ -209,6 +241,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.key("notes").begin_array();
     for (const auto& note : e.notes) w.value(note);
     w.end_array();
+    if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
@@ -224,6 +257,17 @@ std::string estimate_request(const std::string& config_json, const std::string& 
         const Model& model = model_for(config_json);
         const Job job = parse_job(parse_json_text(job_json, "job"));
         return estimate_json(model, job, estimate(model, job));
+    });
+}
+
+std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question) {
+    return guarded([&] {
+        const Model& model = model_for(config_json);
+        const Question q = parse_question(question);
+        const Answer a = solve(model, parse_job(parse_json_text(job_json, "job")), q);
+        JsonWriter w;
+        write_answer(w, a);
+        return w.str();
     });
 }
 
@@ -260,6 +304,17 @@ const std::string& estimate_current(const std::string& job_json) {
         return estimate_json(*current.model, job, estimate(*current.model, job));
     });
     return answer;
+}
+
+std::string solve_current(const std::string& job_json, const std::string& question) {
+    if (!current.model) return current.error;
+    return guarded([&] {
+        const Question q = parse_question(question);
+        const Answer a = solve(*current.model, parse_job(parse_json_text(job_json, "job")), q);
+        JsonWriter w;
+        write_answer(w, a);
+        return w.str();
+    });
 }
 
 std::string models_summary(const std::string& models_json) {
@@ -310,6 +365,8 @@ std::string options_json() {
     list("precision", precision_names());
     list("report", memory_kind_names());
     list("frameworks", framework_names());
+    list("engines", engine_names());
+    list("questions", question_names());
     return w.end_object().str();
 }
 

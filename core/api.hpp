@@ -30,6 +30,11 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
 std::string estimate_request(const std::string& config_json, const std::string& job_json);
 // {"ok":true,"model":{counts}} or the same error shape; for a pasted config.
 std::string inspect_config(const std::string& config_json);
+// Inverse answers (core/inverse.hpp): {"ok":true,"question":...,"answer":N,"format":...,"fits_at_answer":true,
+// "next":N±1,"fits_at_next":false,"total_at_answer_bytes":...,"text":...} or the error shape.
+std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question);
+// The same for the model chosen by use_config.
+std::string solve_current(const std::string& job_json, const std::string& question);
 
 // The page's path. Embind copies strings byte by byte in JavaScript, so the
 // config crosses into the core once per model rather than on every input

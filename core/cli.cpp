@@ -9,6 +9,7 @@
 
 #include "api.hpp"
 #include "cluster.hpp"
+#include "inverse.hpp"
 #include "errors.hpp"
 #include "json_text.hpp"
 #include "report.hpp"
@@ -30,13 +31,13 @@ Model (default: --model llama-3-8b):
 
 Job (defaults in brackets):
   --mode M              inference | train | lora | qlora            [inference]
-  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0  [bf16]
+  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k  [bf16]
   --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
   --batch N             micro-batch per GPU                           [1]
   --seq N               tokens per sequence                           [4096]
   --checkpointing C     none | selective | full                       [none]
   --flash | --no-flash  FlashAttention on/off                         [on]
-  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8        [auto]
+  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]
   --lora-rank R         LoRA rank                                     [16]
   --lora-targets T      all-linear | attention | mlp | q_proj,v_proj,...  [all-linear]
   --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
@@ -44,6 +45,22 @@ Job (defaults in brackets):
   --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, 1, 0]
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
+  --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]
+  --gpu ID              the GPU served on (see the fit table ids); engines size pools from it
+  --device-gib X        device memory as the engine sees it (vLLM's total_gpu_memory)
+  --gpu-memory-utilization F   vLLM budget fraction                [0.9]
+  --mem-fraction-static F      SGLang static fraction (0 = by TP)  [0]
+  --max-model-len N  --max-num-batched-tokens N  --max-num-seqs N  --block-size N
+  --chunked-prefill true|false   vLLM profile run size rule         [true]
+  --new-tokens N        HF generate: tokens generated after the prompt  [0]
+  --n-ubatch N          llama.cpp physical batch                      [512]
+  --n-gpu-layers N      llama.cpp -ngl (-1 = all + output)            [-1]
+  --experts-on-cpu true llama.cpp -ot exps=CPU
+  --gguf-rules R        current | 2023-12 (llama.cpp type rules era)  [current]
+  --swa-full true       sliding-window layers at full length
+  --ep N  --dp-attention true   expert parallel degree, data-parallel attention
+  --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
+                        (needs --gpu; answers by exact search, prints JSON)
   --job PATH            read job fields from a JSON file (flags override)
   --json                print the estimate as JSON
 
@@ -98,6 +115,7 @@ bool looks_decimal(const std::string& t) {
 // otherwise; parse_job then validates both in one place, and its errors
 // quote the text as typed ("got \"nan\"", "got \"0x10\"").
 json flag_value(const std::string& text, const std::string& field) {
+    if (text == "true" || text == "false") return text == "true";  // boolean serving flags (--swa-full true)
     if (!looks_decimal(text)) return text;
     const double d = std::strtod(text.c_str(), nullptr);
     if (!std::isfinite(d)) throw InputError(field, "must be a finite number, got " + short_text(text));
@@ -125,8 +143,9 @@ std::string default_models_path() {
 
 int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
-    bool as_json = false, list = false, plan = false, list_gpus = false;
+    bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false;
     json cluster_fields = json::object(), cluster_flags = json::object();
+    std::string question;
     json job_fields = json::object();
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
@@ -143,6 +162,7 @@ int run(int argc, char** argv) {
             return 0;
         } else if (arg == "--json") as_json = true;
         else if (arg == "--list") list = true;
+        else if (arg == "--solve") question = value("question");
         else if (arg == "--model") model_id = value("model");
         else if (arg == "--config") config_path = path("config");
         else if (arg == "--params") params = value("config.num_parameters");
@@ -154,7 +174,11 @@ int run(int argc, char** argv) {
         else if (arg == "--no-master-weights") job_flags["master_weights"] = false;
         else if (arg == "--plan") plan = true;
         else if (arg == "--list-gpus") list_gpus = true;
-        else if (arg == "--gpu") plan = true, cluster_flags["gpu"] = value("cluster.gpu");
+        else if (arg == "--gpu") {
+            // The GPU serves both the planner and the serving engines' pools (job.gpu).
+            gpu_given = true;
+            cluster_flags["gpu"] = job_flags["gpu"] = value("cluster.gpu");
+        }
         else if (arg == "--fabric") plan = true, cluster_flags["fabric"] = value("cluster.fabric");
         else if (arg == "--cluster") plan = true, cluster_fields = parse_json_text(read_file(path("cluster"), "cluster"), "cluster");
         else if (arg.rfind("--cluster-", 0) == 0 && arg.size() > 10) {
@@ -172,6 +196,9 @@ int run(int argc, char** argv) {
     }
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
     job_fields.update(job_flags);
+    // --gpu alone asks the planner, unless the job names a serving engine or a question.
+    if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
+    if (!plan && !gpu_given) cluster_flags.erase("gpu");
 
     if (list_gpus) {
         std::cout << format_gpu_list();
@@ -208,6 +235,14 @@ int run(int argc, char** argv) {
         cluster_fields.update(cluster_flags);
         const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
         std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : format_cluster_report(answer));
+        return 0;
+    }
+    if (!question.empty()) {
+        const std::string answer = solve_request(config.dump(), job_fields.dump(), question);
+        const json parsed = json::parse(answer);
+        if (!parsed.value("ok", false))
+            throw InputError(parsed["error"]["field"].get<std::string>(), parsed["error"]["message"].get<std::string>());
+        std::cout << parsed.dump(2) << "\n";
         return 0;
     }
     const Estimate e = estimate(model, job);

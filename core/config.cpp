@@ -205,6 +205,8 @@ int64_t require_dimension(int64_t value, const char* field, const char* needed_f
     return value;
 }
 
+void parse_attention_layout(const json& c, ModelConfig& m);  // core/kv_layout.cpp
+
 ModelConfig parse_config(const json& root) {
     if (!root.is_object()) throw InputError("config", "must be a JSON object like a Hugging Face config.json");
     const json& c = language_model_config(root);
@@ -266,6 +268,7 @@ ModelConfig parse_config(const json& root) {
     parse_block_kind(c, m);
     parse_moe(c, m);
     if (m.family == Family::DeepSeek) parse_mla(c, m);
+    parse_attention_layout(c, m);  // core/kv_layout.cpp (serving helper)
     return m;
 }
 

@@ -4,6 +4,7 @@
 // activation size are kept.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -65,6 +66,24 @@ struct ModelConfig {
     int64_t v_head_dim = 0;
 
     int64_t explicit_params = 0;  // num_parameters, for Family::Explicit
+
+    // --- KV layout (serving helper; core/kv_layout.cpp). When the models helper's per-layer
+    // mixers (layer_kinds, recurrent) land, parse_attention_layout can fill these from them. ---
+    // Which kind of token mixer each layer has. Empty = every layer full attention.
+    enum class KvKind : uint8_t {
+        Full,           // global attention: keys and values of every token
+        Sliding,        // sliding window: the last sliding_window tokens (+ sink tokens)
+        Chunked,        // chunked local attention (Llama 4): the tokens of the current chunk
+        Linear,         // linear attention / SSM: a constant-size state per sequence, no KV
+        FullAndLinear,  // attention and SSM heads side by side in one layer (Falcon-H1)
+    };
+    std::vector<KvKind> kv_kinds;
+    int64_t sliding_window = 0;      // tokens a sliding layer attends to
+    int64_t attention_chunk = 0;     // Llama 4 attention_chunk_size
+    int64_t sink_tokens = 0;         // StreamingLLM-style sink tokens kept by sliding layers (0: gpt-oss sinks are logits)
+    int64_t linear_state_elems = 0;  // per sequence per linear/SSM layer: conv state + recurrent state values
+    int64_t linear_state_fp32_elems = 0;  // of which kept in fp32 (Mamba SSM state in vLLM/llama.cpp)
+    int64_t kv_kind_count(KvKind k) const;
 
     bool is_moe() const { return experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }

@@ -28,6 +28,11 @@ const std::vector<NumberFormat> kFormats = {
     {"q5_k_m", "GGUF Q5_K_M", 5.69, false, false},
     {"q4_k_m", "GGUF Q4_K_M", 4.85, false, false},
     {"q4_0", "GGUF Q4_0", 4.5, false, false},
+    // Mixes of K-quant blocks (ggml-common.h block_q3_K 110 B / 256, block_q2_K 84 B / 256 with
+    // q3_K..q6_K tensors by llama-quant.cpp's rules): the averages core/gguf.cpp computes tensor by
+    // tensor for Llama-3-8B; the llama.cpp engine uses the per-tensor sizes for any model.
+    {"q3_k_m", "GGUF Q3_K_M", 4.00, false, false},
+    {"q2_k", "GGUF Q2_K", 3.16, false, false},
 };
 
 }  // namespace
@@ -46,7 +51,13 @@ const NumberFormat& find_format(const std::string& name, const std::string& fiel
     throw InputError(field, "unknown format '" + short_text(name) + "'; choose one of " + format_names());
 }
 
-bool is_kv_format(const NumberFormat& f) { return f.bits == 32 || f.bits == 16 || f.bits == 8; }
+// KV cache formats: float, fp8 (per-tensor scale), int8/int4 (per-token, per-head
+// fp16 scale and zero, LMDeploy quant_policy 8/4: added per head in core/kv.cpp), and
+// llama.cpp's q8_0 / q4_0 blocks (scales inside the 8.5 / 4.5 bits).
+bool is_kv_format(const NumberFormat& f) {
+    const std::string n = f.name;
+    return f.bits == 32 || f.bits == 16 || f.bits == 8 || n == "int4" || n == "q8_0" || n == "q4_0";
+}
 
 std::vector<const char*> kv_format_names() {
     std::vector<const char*> names = {"auto"};

@@ -4,6 +4,8 @@
 
 #include "errors.hpp"
 #include "json_text.hpp"
+#include "engine_presets.hpp"
+#include "gpus.hpp"
 #include "presets.hpp"
 
 namespace vramcalc {
@@ -36,6 +38,11 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth}};
+
+const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
+                                   {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},
+                                   {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama}};
+const Choice<GgufRules> kGgufRules[] = {{"current", GgufRules::Current}, {"2023-12", GgufRules::Dec2023}};
 
 template <class Enum, size_t N>
 const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
@@ -79,9 +86,45 @@ const NumberFormat* kv_format(const json& v, const std::string& field) {
     return &f;
 }
 
+const Gpu* gpu_field(const json& v, const std::string& field) {
+    const std::string id = text_field(v, field);
+    std::string names;
+    for (const Gpu& g : gpu_catalog()) {
+        if (id == g.id) return &g;
+        names += (names.empty() ? "" : ", ") + std::string(g.id);
+    }
+    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose one of " + names);
+}
+
+// Serving fields (core/serving.cpp). Returns false for an unknown key.
+bool read_serving_field(Job& job, const std::string& key, const json& v, const std::string& field) {
+    if (key == "engine") job.engine = read_choice(v, field, kEngines);
+    else if (key == "gpu") job.gpu = gpu_field(v, field);
+    else if (key == "device_gib") job.device_gib = number_field(v, field, 0, 100'000);
+    else if (key == "gpu_memory_utilization") job.gpu_memory_utilization = number_field(v, field, 0.01, 1);
+    else if (key == "mem_fraction_static") job.mem_fraction_static = number_field(v, field, 0, 1);
+    else if (key == "comm_buffers_gb") job.comm_buffers_gb = number_field(v, field, 0, 1000);
+    else if (key == "max_model_len") job.max_model_len = whole_field(v, field, 0, 100'000'000);
+    else if (key == "max_num_batched_tokens") job.max_num_batched_tokens = whole_field(v, field, 0, 100'000'000);
+    else if (key == "max_num_seqs") job.max_num_seqs = whole_field(v, field, 1, 1'000'000);
+    else if (key == "chunked_prefill") job.chunked_prefill = bool_field(v, field);
+    else if (key == "block_size") job.block_size = whole_field(v, field, 1, 1'000'000);
+    else if (key == "new_tokens") job.new_tokens = whole_field(v, field, 0, 100'000'000);
+    else if (key == "n_ubatch") job.n_ubatch = whole_field(v, field, 1, 1'000'000);
+    else if (key == "n_gpu_layers") job.n_gpu_layers = whole_field(v, field, -1, 100'000);
+    else if (key == "experts_on_cpu") job.experts_on_cpu = bool_field(v, field);
+    else if (key == "gguf_rules") job.gguf_rules = read_choice(v, field, kGgufRules);
+    else if (key == "swa_full") job.swa_full = bool_field(v, field);
+    else if (key == "ep") job.ep = whole_field(v, field, 1, 100'000);
+    else if (key == "dp_attention") job.dp_attention = bool_field(v, field);
+    else return false;
+    return true;
+}
+
 // One job field read into `job`. Returns false for an unknown key.
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
+    if (read_serving_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") job.dtype = &find_format(text_field(v, field), field);
@@ -129,7 +172,10 @@ const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
     "flash_attention, loss, loss_chunks, compile, load_unsharded, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
-    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation";
+    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
+    "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
+    "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
+    "swa_full, ep, dp_attention";
 
 }  // namespace
 
@@ -145,6 +191,10 @@ const char* precision_name(Precision v) { return name_of(kPrecision, v); }
 const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
 const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
 const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
+const char* engine_name(Engine v) { return name_of(kEngines, v); }
+const char* gguf_rules_name(GgufRules v) { return name_of(kGgufRules, v); }
+std::vector<const char*> engine_names() { return names_of(kEngines); }
+bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || job.engine == Engine::Ollama; }
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
@@ -167,12 +217,25 @@ Job parse_job(const json& j) {
             job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
     }
+    // The engine's preset likewise (it may override a framework value, the user overrides both).
+    if (auto it = j.find("engine"); it != j.end()) {
+        job.engine = read_choice(*it, "job.engine", kEngines);
+        const EnginePreset& preset = engine_preset(job.engine);
+        for (const PresetField& f : preset.fields) {
+            if (j.contains(f.key)) continue;
+            read_field(job, f.key, json::parse(f.value));
+            job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        }
+    }
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields));
     if (job.mode == Mode::Train && !job.dtype->trainable)
         throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
                                           "' (fine-tune a quantized base with mode qlora)");
+    if (job.engine != Engine::Custom && trains(job))
+        throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
+                                           mode_name(job.mode) + "'");
     return job;
 }
 

@@ -46,6 +46,22 @@ enum class MemoryKind {
     Device,     // + CUDA context and non-torch buffers (what nvidia-smi shows)
 };
 enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth };
+// Inference engines, each with its own memory accounting (core/serving.cpp;
+// presets in core/engine_presets.cpp).
+enum class Engine {
+    Custom,    // the plain sum: weights + one prefill's working set + KV for batch × seq
+    HfGenerate,// transformers generate: peak at prefill or at the last generated token
+    Vllm,      // budget = gpu_memory_utilization × device; KV pool gets what is left
+    Sglang,    // KV pool = mem_fraction_static × device − weights − context
+    LlamaCpp,  // GGUF per-tensor types, -ngl offload, ggml compute buffer
+    Ollama,    // llama.cpp underneath, with Ollama's defaults
+};
+// llama.cpp's per-tensor type rules (llama-quant.cpp llama_tensor_get_type) as of:
+enum class GgufRules {
+    Current,  // merged 3-D expert tensors (ffn_down_exps follows the ffn_down rule; MoE attn_output q5_K)
+    Dec2023,  // per-expert 2-D tensors named ffn_down.E: missed by the "ffn_down.weight" rule (Mixtral GGUFs of Dec 2023)
+};
+struct Gpu;
 
 struct Job {
     Mode mode = Mode::Inference;
@@ -84,6 +100,27 @@ struct Job {
     double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU
     double fragmentation = 0.05;         // caching-allocator slack as a fraction of allocated memory
     std::vector<std::string> assumptions;  // which preset values are in force, for the output
+
+    // --- Serving (core/serving.cpp, core/engine_presets.cpp) ---
+    Engine engine = Engine::Custom;
+    const Gpu* gpu = nullptr;            // the device served on (catalog id); engines with a budget need it
+    double device_gib = 0;               // device memory as the engine sees it (torch total_memory); 0 = the GPU's
+    double gpu_memory_utilization = 0.9; // vLLM budget fraction (vllm/config.py CacheConfig)
+    double mem_fraction_static = 0;      // SGLang static fraction; 0 = by TP size (sglang server_args.py)
+    double comm_buffers_gb = 0;          // extra non-torch memory per GPU when TP > 1 (NCCL / custom all-reduce)
+    int64_t max_model_len = 0;           // vLLM/SGLang context limit; 0 = seq
+    int64_t max_num_batched_tokens = 0;  // tokens in the profile run; 0 = the engine's default
+    int64_t max_num_seqs = 256;          // sequences in the profile run's sampler (vLLM default 256)
+    bool chunked_prefill = true;         // vLLM V1 always; V0 optional
+    int64_t block_size = 16;             // vLLM KV block (tokens)
+    int64_t new_tokens = 0;              // HF generate: tokens generated after a prompt of seq − new_tokens
+    int64_t n_ubatch = 512;              // llama.cpp physical batch (compute buffer)
+    int64_t n_gpu_layers = -1;           // llama.cpp -ngl: repeating layers on the GPU (-1 = all, + output)
+    bool experts_on_cpu = false;         // llama.cpp -ot exps=CPU: routed experts in system RAM
+    GgufRules gguf_rules = GgufRules::Current;
+    bool swa_full = false;               // allocate sliding-window layers at full length (llama.cpp --swa-full)
+    int64_t ep = 1;                      // expert parallel degree (routed experts split over ep GPUs)
+    bool dp_attention = false;           // attention data-parallel over the ep GPUs, experts sharded (DeepSeek-V3 style)
 };
 
 // Reads a job from JSON; absent fields keep their defaults, or the preset's
@@ -102,6 +139,10 @@ const char* precision_name(Precision p);
 const char* optimizer_impl_name(OptimizerImpl i);
 const char* memory_kind_name(MemoryKind k);
 const char* framework_name(Framework f);
+const char* engine_name(Engine e);
+const char* gguf_rules_name(GgufRules r);
+std::vector<const char*> engine_names();
+bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
 // The names parse_job accepts, for option lists and error messages.
 std::vector<const char*> mode_names();
 std::vector<const char*> optimizer_names();

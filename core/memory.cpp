@@ -41,6 +41,7 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.device_bytes = step.device;
     e.cpu_bytes = step.cpu;
     e.activations_saved_bytes = step.saved;
+    e.serving = step.serving;
     if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
     e.model_states_bytes = weights_term(plan, e.layout, nullptr) + gradients_term(plan, e.layout, nullptr) +
                            optimizer_term(plan, e.layout, nullptr);

@@ -16,6 +16,7 @@
 #include "layout.hpp"
 #include "params.hpp"
 #include "plan.hpp"
+#include "serving_info.hpp"
 
 namespace vramcalc {
 
@@ -66,6 +67,7 @@ struct Estimate {
     std::string weight_format_label;
     std::vector<std::string> notes;
     std::vector<GpuFit> fits;
+    ServingInfo serving;                 // inference: engine pool, offload split, fit on the chosen GPU
 };
 
 // Per-GPU memory at the peak only (numbers, no text): the hot path used for

@@ -60,6 +60,12 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += printf_string("\nRaw weights %.2f GB; this job needs %.1f x that.\n", e.weights_reference_bytes / B,
                          e.ratio_to_weights);
     for (const auto& n : e.notes) out += "- " + n + "\n";
+    // Serving: the engine's verdict on the chosen GPU, its pool and what stays in system RAM.
+    if (job.mode == Mode::Inference && !e.serving.verdict.empty())
+        out += std::string("\n") + engine_name(job.engine) + ": " + e.serving.verdict + "\n";
+    if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
+        out += printf_string("System RAM: %.2f GB (", e.serving.cpu_bytes / B) + std::to_string(e.serving.gpu_layers) + "/" +
+               std::to_string(e.serving.layers) + " layers on the GPU)\n";
     out += "\nGPU                        memory              this setup  GPUs needed (";
     out += job.mode == Mode::Inference ? "tensor + pipeline parallel" : "ZeRO-3 / FSDP";
     out += ")\n";

@@ -1,13 +1,25 @@
 #pragma once
-// Inference terms: the working set of a forward pass and the KV cache.
+// Inference as each engine allocates it: the working set of a forward pass,
+// the KV cache, and the engines' own accounting (vLLM and SGLang give the KV
+// pool whatever their budget leaves; llama.cpp splits layers between GPU and
+// system RAM and reserves a ggml compute buffer).
+#include <cstdint>
 #include <string>
 
 #include "layout.hpp"
+#include "memory.hpp"
 #include "plan.hpp"
+#include "serving_info.hpp"
 
 namespace vramcalc {
 
-double inference_activations(const Plan& p, const Layout& l, std::string* why);
-double kv_cache_term(const Plan& p, const Layout& l, std::string* why);
+
+// Fills the inference terms of `b` (weights, activations, buffers, KV cache,
+// and for engines with their own accounting the overhead) and `s`. Returns
+// true when the engine set the overhead itself.
+bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, bool explain);
+
+// Device memory of one GPU for the job (device_gib, else the chosen GPU), 0 if none.
+double device_bytes(const Job& job);
 
 }  // namespace vramcalc

@@ -136,14 +136,14 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
     const double G = gradients_term(p, l, why(kGradients));
     const double O = optimizer_term(p, l, why(kOptimizer));
     if (!trains(p.job)) {
-        b.bytes[kWeights] = W;
-        b.bytes[kActivations] = inference_activations(p, l, why(kActivations));
-        b.bytes[kKvCache] = kv_cache_term(p, l, why(kKvCache));
-        if (explain) {
-            b.why[kGradients] = "none: inference computes no gradients";
-            b.why[kOptimizer] = "none: inference keeps no optimizer state";
-            b.why[kLogits] = "last-token logits, counted in the working set";
-            b.why[kBuffers] = "none";
+        // Inference: the engine's accounting (core/serving.cpp); engines with
+        // their own budget set the overhead themselves.
+        if (inference_terms(p, l, b, s.serving, explain)) {
+            s.allocated = b.total() - b.bytes[kOverhead];
+            s.reserved = s.allocated;
+            s.device = b.total();
+            s.cpu = s.serving.cpu_bytes;
+            return s;
         }
     } else {
         const ModelActivations a = model_activations(p, l);
@@ -172,6 +172,12 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
     b.bytes[kOverhead] = overhead_term(p.job, s.allocated, cached, paged, why(kOverhead));
     s.reserved = s.allocated * (1 + p.job.fragmentation) + cached;
     s.device = s.reserved + p.job.overhead_gb * kBytesPerGB + paged;
+    if (!trains(p.job) && s.serving.device > 0) {
+        s.serving.fits = b.total() <= s.serving.device;
+        s.serving.verdict = std::string(s.serving.fits ? "fits" : "does not fit") + ": " +
+                            printf_text("%.2f GiB", b.total() / (1024.0 * 1024.0 * 1024.0)) + " of " +
+                            printf_text("%.2f GiB", s.serving.device / (1024.0 * 1024.0 * 1024.0)) + " per GPU";
+    }
     return s;
 }
 

@@ -6,6 +6,7 @@
 #include "layout.hpp"
 #include "memory.hpp"
 #include "plan.hpp"
+#include "serving.hpp"
 
 namespace vramcalc {
 
@@ -14,6 +15,7 @@ struct Step {
     Timeline timeline;
     double allocated = 0, reserved = 0, device = 0, cpu = 0;
     double saved = 0;  // kept from forward to backward: blocks' saved tensors + the loss's
+    ServingInfo serving;  // inference: the engine's pool, offload split and fit
 };
 
 Step run_step(const Plan& p, const Layout& l, bool explain);

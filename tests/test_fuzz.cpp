@@ -23,19 +23,27 @@ const char* kConfigKeys[] = {
     "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
     "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step", "mlp_only_layers", "kv_lora_rank", "q_lora_rank",
     "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "num_parameters", "n_embd", "n_layer", "n_head",
-    "n_positions", "text_config", "architectures", "multi_query", "attention_bias"};
+    "n_positions", "text_config", "architectures", "multi_query", "attention_bias",
+    // KV layout keys (core/kv_layout.cpp)
+    "sliding_window", "layer_types", "attention_chunk_size", "mamba_d_state", "linear_num_value_heads",
+    "full_attention_interval", "attn_layer_period", "mamba_n_heads"};
 const char* kJobKeys[] = {"mode", "dtype", "optimizer", "batch", "seq", "checkpointing", "flash_attention", "kv_dtype",
                           "lora_rank", "lora_targets", "adapter_dtype", "master_weights", "gpus", "tp", "pp", "zero",
                           "overhead_gb", "fragmentation", "framework", "precision", "optimizer_dtype", "optimizer_impl",
                           "paged_optimizer", "optimizer_in_backward", "fp32_gradients", "grad_accum", "activation_offload",
                           "attention", "loss", "loss_chunks", "compile", "lora_dropout", "offload_optimizer",
-                          "offload_params", "cp", "report"};
+                          "offload_params", "cp", "report",
+                          // serving fields (core/serving.cpp)
+                          "engine", "gpu", "device_gib", "gpu_memory_utilization", "mem_fraction_static", "max_model_len",
+                          "max_num_batched_tokens", "max_num_seqs", "chunked_prefill", "block_size", "new_tokens", "n_ubatch",
+                          "n_gpu_layers", "experts_on_cpu", "gguf_rules", "swa_full", "ep", "dp_attention", "comm_buffers_gb"};
 
 json hostile_value(std::mt19937_64& rng) {
     // Static: the deep and long values are built once.
     static const json values[] = {-1, 0, 1, 2, 3, 7, 8, 64, 4096, 1.5, -0.5, 1e300, -1e300, 1e-300, 9.2e18, 1e15, 1e7,
                            "abc", "", "llama", "deepseek_v3", "gpt2", "mixtral", "full", "train", "qlora", "nf4",
-                           "q_proj", "all-linear", nullptr, true, false, json::array(), json::array({1, 2}),
+                           "q_proj", "all-linear", "vllm", "llamacpp", "sglang", "hf", "h100", "t4", "q4_k_m",
+                           "2023-12", "sliding_attention", nullptr, true, false, json::array(), json::array({1, 2}),
                            json::object(), json::object({{"hidden_size", 8}}),
                            // nested past the 64-level limit, a long string, text that is not plain ASCII
                            json::parse(std::string(70, '[') + std::string(70, ']')), std::string(100'000, 'x'),

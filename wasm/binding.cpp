@@ -27,4 +27,6 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("gpus", &vramcalc::gpus_json);
     emscripten::function("options", &vramcalc::options_json);
     emscripten::function("cluster", &vramcalc::cluster_current);
+    emscripten::function("solve", &vramcalc::solve_request);
+    emscripten::function("solveCurrent", &vramcalc::solve_current);
 }

@@ -1,0 +1,178 @@
+#include "inverse.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "errors.hpp"
+#include "gguf.hpp"
+#include "timeline.hpp"
+#include "units.hpp"
+
+namespace vramcalc {
+namespace {
+
+struct QName {
+    const char* name;
+    Question q;
+};
+const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch", Question::MaxBatch},
+                            {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
+                            {"max_gpu_layers", Question::MaxGpuLayers}};
+
+constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4096;
+
+// A job at a trial value: a copy with one field changed. An invalid layout at
+// that value (heads not divisible, ...) counts as not fitting.
+template <class Set>
+bool fits_with(const Model& m, const Job& base, Set set, double* total) {
+    Job j = base;
+    set(j);
+    try {
+        return fits_device(m, j, total);
+    } catch (const InputError&) {
+        return false;
+    }
+}
+
+// Largest v in [lo, hi] with fits(v), for fits true up to some point and false after; lo - 1 if none.
+template <class Fits>
+int64_t largest(int64_t lo, int64_t hi, Fits fits) {
+    if (!fits(lo)) return lo - 1;
+    int64_t good = lo, step = 1;
+    // Gallop up, then bisect between the last fit and the first miss.
+    while (good + step <= hi && fits(good + step)) {
+        good += step;
+        step *= 2;
+    }
+    int64_t bad = std::min(hi + 1, good + step);
+    while (bad - good > 1) {
+        const int64_t mid = good + (bad - good) / 2;
+        (fits(mid) ? good : bad) = mid;
+    }
+    return good;
+}
+
+// Formats largest first: GGUF file types for llama.cpp, serving formats otherwise.
+std::vector<std::string> format_ladder(const Job& job) {
+    if (llama_cpp_like(job)) return {"fp16", "q8_0", "q6_k", "q5_k_m", "q4_k_m", "q4_0", "q3_k_m", "q2_k"};
+    return {"fp16", "fp8", "gptq", "nf4", "int4"};
+}
+
+}  // namespace
+
+Question parse_question(const std::string& name) {
+    std::string names;
+    for (const auto& q : kQuestions) {
+        if (name == q.name) return q.q;
+        names += (names.empty() ? "" : ", ") + std::string(q.name);
+    }
+    throw InputError("question", "must be one of " + names + ", got '" + name.substr(0, 40) + "'");
+}
+
+const char* question_name(Question q) {
+    for (const auto& x : kQuestions)
+        if (x.q == q) return x.name;
+    return "?";
+}
+
+std::vector<const char*> question_names() {
+    std::vector<const char*> n;
+    for (const auto& q : kQuestions) n.push_back(q.name);
+    return n;
+}
+
+bool fits_device(const Model& model, const Job& job, double* total) {
+    const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
+    if (total) *total = s.breakdown.total();
+    return s.serving.fits;
+}
+
+Answer solve(const Model& m, const Job& job, Question q) {
+    if (!job.gpu && job.device_gib <= 0) throw InputError("job.gpu", "choose a GPU (gpu) to ask what fits on it");
+    if (trains(job)) throw InputError("job.mode", "inverse answers are for inference jobs");
+    Answer a;
+    a.question = q;
+    double t = 0;
+    auto record = [&](auto set, int64_t value, int64_t hi) {
+        a.found = value >= 0 && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
+        a.next_exists = value + 1 <= hi;
+        if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
+        a.value = value;
+    };
+    switch (q) {
+        case Question::MaxContext: {
+            auto set = [](Job& j, int64_t v) {
+                j.seq = v;
+                if (j.max_model_len > 0) j.max_model_len = v;
+            };
+            const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, kMaxContext);
+            a.text = a.found ? "largest context: " + std::to_string(v) + " tokens × batch " + std::to_string(job.batch)
+                             : "not even one token fits";
+            break;
+        }
+        case Question::MaxBatch: {
+            auto set = [](Job& j, int64_t v) { j.batch = v; };
+            const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, kMaxBatch);
+            a.text = a.found ? "largest batch: " + std::to_string(v) + " concurrent sequences of " + std::to_string(job.seq) + " tokens"
+                             : "not even one sequence fits";
+            break;
+        }
+        case Question::MinGpus: {
+            // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
+            auto set = [](Job& j, int64_t v) {
+                j.gpus = v;
+                if (j.tp > 0 && v % j.tp != 0) j.tp = 0;
+                j.pp = 1;
+            };
+            int64_t v = 0;
+            for (int64_t n = 1; n <= kMaxGpus && v == 0; ++n)
+                if (fits_with(m, job, [&](Job& j) { set(j, n); }, &t)) v = n;
+            a.found = v > 0;
+            a.value = v;
+            if (a.found) {
+                fits_with(m, job, [&](Job& j) { set(j, v); }, &a.total_at);
+                a.next_exists = v > 1;  // "next" for a minimum is one fewer GPU
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
+            }
+            a.text = a.found ? "fewest GPUs: " + std::to_string(v) : "does not fit on up to 4096 GPUs";
+            break;
+        }
+        case Question::MaxGpuLayers: {
+            if (!llama_cpp_like(job)) throw InputError("job.engine", "the -ngl answer is for llama.cpp or Ollama");
+            const int64_t L = m.config.layers;
+            auto set = [](Job& j, int64_t v) { j.n_gpu_layers = v; };
+            const int64_t v = largest(0, L + 1, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, L + 1);
+            a.text = a.found ? "-ngl " + std::to_string(v) + (v > L ? " (every layer and the output)" : " of " + std::to_string(L) + " layers")
+                             : "not even the CPU-only setup's GPU buffers fit";
+            break;
+        }
+        case Question::BestFormat: {
+            for (const auto& f : format_ladder(job)) a.candidates.push_back(f);
+            auto set = [&](Job& j, int64_t i) { j.dtype = &find_format(a.candidates[static_cast<size_t>(i)], "job.dtype"); };
+            const int64_t n = static_cast<int64_t>(a.candidates.size());
+            // Index 0 is the largest format; fitting is monotone in the index: find the first that fits.
+            int64_t lo = 0, hi = n;  // answer in [lo, hi]; hi = n means none
+            while (lo < hi) {
+                const int64_t mid = (lo + hi) / 2;
+                if (fits_with(m, job, [&](Job& j) { set(j, mid); }, &t)) hi = mid;
+                else lo = mid + 1;
+            }
+            a.found = lo < n;
+            a.value = lo;
+            if (a.found) {
+                a.format = a.candidates[static_cast<size_t>(lo)];
+                fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at);
+                a.next_exists = lo > 0;  // the next larger format, which does not fit
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
+            }
+            a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";
+            break;
+        }
+    }
+    return a;
+}
+
+}  // namespace vramcalc

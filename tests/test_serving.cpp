@@ -1,0 +1,215 @@
+// Serving: KV per attention kind, expert parallelism and inverse answers,
+// each against a hand-derived figure.
+#include <doctest/doctest.h>
+
+#include "errors.hpp"
+#include "helpers.hpp"
+#include "inverse.hpp"
+#include "kv.hpp"
+
+using namespace vramcalc;
+using nlohmann::json;
+
+namespace {
+
+Model with(const std::string& id, const json& extra) {
+    json c = find_model(test::models(), id).config;
+    c.update(extra);
+    return prepare_model(parse_config(c));
+}
+
+Estimate run(const Model& m, const json& job) { return estimate(m, parse_job(job), false); }
+
+}  // namespace
+
+TEST_CASE("sliding-window KV: Gemma 2 alternates 4096-token windows with full layers") {
+    // Gemma-2-9B: 42 layers, 8 kv heads × 256, bf16: 2 · 8 · 256 · 2 = 8192 bytes per token per layer.
+    // transformers Gemma2Config: odd-numbered layers (1-based) slide -> 21 sliding + 21 full.
+    const Model m = with("gemma-2-9b", {{"sliding_window", 4096}});
+    REQUIRE(m.config.kv_kind_count(ModelConfig::KvKind::Sliding) == 21);
+    const json job = {{"seq", 8192}};
+    // full: 21 · 8192 · 8192; sliding: 21 · 8192 · 4096
+    CHECK(run(m, job).breakdown.bytes[kKvCache] == 21.0 * 8192 * 8192 + 21.0 * 8192 * 4096);
+    // swa_full: every layer at full length
+    CHECK(run(m, {{"seq", 8192}, {"swa_full", true}}).breakdown.bytes[kKvCache] == 42.0 * 8192 * 8192);
+    // llama.cpp iSWA: GGML_PAD(4096 · 1 + 512, 256) = 4608 cells for the sliding layers (f16 KV)
+    const Estimate l = run(m, {{"seq", 8192}, {"engine", "llamacpp"}, {"dtype", "q8_0"}});
+    CHECK(l.breakdown.bytes[kKvCache] == 21.0 * 8192 * 8192 + 21.0 * 8192 * 4608);
+    // below the window, sliding layers hold every token
+    CHECK(run(m, {{"seq", 1024}}).breakdown.bytes[kKvCache] == 42.0 * 8192 * 1024);
+}
+
+TEST_CASE("Mistral v0.1: a 4096-token window in every layer") {
+    const Model m = with("mistral-7b", {{"sliding_window", 4096}});
+    // 32 layers · 2 · 8 · 128 · 2 bytes = 131072 bytes per token; 32k tokens keep only 4096.
+    CHECK(run(m, {{"seq", 32768}}).breakdown.bytes[kKvCache] == 131072.0 * 4096);
+}
+
+TEST_CASE("hybrid Mamba layers keep a constant state per sequence (Jamba pattern)") {
+    // 8 layers, attention at offset 4 of period 8 -> 1 attention layer, 7 Mamba-1 layers.
+    // Mamba-1, d_inner = 2 · 4096 = 8192: conv 3 · 8192 values (bf16) + SSM 8192 · 16 fp32
+    //   = 49152 + 524288 = 573440 bytes per layer per sequence.
+    const Model m = with("llama-3-8b", {{"num_hidden_layers", 8}, {"attn_layer_period", 8}, {"attn_layer_offset", 4},
+                                        {"mamba_d_state", 16}, {"mamba_d_conv", 4}, {"mamba_expand", 2}});
+    REQUIRE(m.config.kv_kind_count(ModelConfig::KvKind::Linear) == 7);
+    const double attention = 1 * 2 * 8 * 128 * 2.0;  // bytes per token
+    for (int64_t seq : {1024, 65536}) {
+        CAPTURE(seq);
+        CHECK(run(m, {{"seq", seq}, {"batch", 4}}).breakdown.bytes[kKvCache] ==
+              attention * static_cast<double>(seq) * 4 + 7 * 573440.0 * 4);
+    }
+}
+
+TEST_CASE("Qwen3-Next style layer_types: Gated DeltaNet state + every 4th layer full") {
+    // conv (4 − 1) · (2 · 16 · 128 + 32 · 128) = 24576 values + recurrent 32 · 128 · 128 = 524288, bf16.
+    json extra = {{"num_hidden_layers", 8}, {"linear_num_key_heads", 16}, {"linear_num_value_heads", 32},
+                  {"linear_key_head_dim", 128}, {"linear_value_head_dim", 128}, {"linear_conv_kernel_dim", 4}};
+    extra["layer_types"] = json::array();
+    for (int i = 0; i < 8; ++i) extra["layer_types"].push_back((i + 1) % 4 ? "linear_attention" : "full_attention");
+    const Model m = with("llama-3-8b", extra);
+    const double state = (24576.0 + 524288.0) * 2, token = 2 * 2 * 8 * 128 * 2.0;
+    CHECK(run(m, {{"seq", 4096}}).breakdown.bytes[kKvCache] == token * 4096 + 6 * state);
+    CHECK_THROWS_WITH_AS(with("llama-3-8b", {{"layer_types", {"full_attention"}}}), doctest::Contains("entries"), InputError);
+}
+
+TEST_CASE("quantized KV carries its scales") {
+    const Model m = test::model("llama-3-8b");
+    // int8: + fp16 scale and zero per head per token -> (128 + 4) bytes per head for K and for V.
+    CHECK(run(m, {{"seq", 1000}, {"kv_dtype", "int8"}}).breakdown.bytes[kKvCache] == 32.0 * 2 * 8 * 132 * 1000);
+    // q4_0: 18 bytes per 32 values.
+    CHECK(run(m, {{"seq", 1024}, {"kv_dtype", "q4_0"}}).breakdown.bytes[kKvCache] == 32.0 * 2 * 8 * 128 * 1024 * 18 / 32);
+}
+
+TEST_CASE("expert parallelism with data-parallel attention (DeepSeek-V3 style)") {
+    const Model m = test::model("deepseek-v3");
+    const double experts = 58.0 * 256 * 3 * 7168 * 2048;  // 58 MoE layers × 256 experts × gate, up, down
+    const Estimate e = run(m, {{"gpus", 8}, {"tp", 1}, {"ep", 8}, {"dp_attention", true}, {"seq", 4096}, {"batch", 16}});
+    CHECK(e.breakdown.bytes[kWeights] == doctest::Approx((m.params.total - experts) * 2 + experts * 2 / 8));
+    // MLA latent (512 + 64) × 61 layers × 2 bytes, each GPU holding 16 / 8 = 2 sequences.
+    CHECK(e.breakdown.bytes[kKvCache] == 576.0 * 61 * 2 * 4096 * 2);
+    CHECK_THROWS_AS(run(test::model("llama-3-8b"), {{"gpus", 2}, {"ep", 2}}), InputError);
+}
+
+TEST_CASE("inverse answers fit at the answer and not one step past it") {
+    const Model llama = test::model("llama-3-8b");
+    struct Case {
+        json job;
+        const char* question;
+    };
+    const Case cases[] = {
+        {{{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gpu", "t4"}}, "max_context"},
+        {{{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}}, "max_batch"},
+        {{{"engine", "vllm"}, {"gpu", "l4"}}, "max_context"},
+        {{{"gpu", "rtx4090"}, {"seq", 8192}}, "max_batch"},
+        {{{"engine", "llamacpp"}, {"gpu", "t4"}, {"seq", 32768}}, "best_format"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.job.dump());
+        CAPTURE(c.question);
+        const json a = json::parse(solve_request(find_model(test::models(), "llama-3-8b").config.dump(), c.job.dump(), c.question));
+        REQUIRE(a["ok"].get<bool>());
+        REQUIRE(a["found"].get<bool>());
+        json at = c.job, next = c.job;
+        const std::string q = c.question;
+        const int64_t v = a["answer"], n = a["next"];
+        if (q == "max_context") at["seq"] = v, next["seq"] = n;
+        if (q == "max_batch") at["batch"] = v, next["batch"] = n;
+        if (q == "best_format") at["dtype"] = a["format"];
+        CHECK(fits_device(llama, parse_job(at)));
+        if (!a["next_exists"].get<bool>()) continue;
+        CHECK_FALSE(a["fits_at_next"].get<bool>());
+        if (q == "best_format") next["dtype"] = a["candidates"][static_cast<size_t>(n)];
+        CHECK_FALSE(fits_device(llama, parse_job(next)));
+    }
+    // -ngl on a 24 GB card for a 70B Q4_K_M: the answer fits, one more layer does not.
+    const Model big = test::model("llama-3.1-70b");
+    const json job = {{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gpu", "rtx4090"}, {"seq", 8192}};
+    const Answer a = solve(big, parse_job(job), Question::MaxGpuLayers);
+    REQUIRE(a.found);
+    CHECK(a.value > 30);
+    CHECK(a.value < 80);
+    json at = job, next = job;
+    at["n_gpu_layers"] = a.value;
+    next["n_gpu_layers"] = a.value + 1;
+    CHECK(fits_device(big, parse_job(at)));
+    CHECK_FALSE(fits_device(big, parse_job(next)));
+    // Fewest GPUs for Llama-3.1-70B bf16 under vLLM at 8k on H100: one does not fit, the answer does.
+    const Answer g = solve(big, parse_job({{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}}), Question::MinGpus);
+    REQUIRE(g.found);
+    CHECK(g.value == 2);
+    CHECK_FALSE(fits_device(big, parse_job({{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}, {"gpus", 1}})));
+    CHECK_THROWS_AS(solve(big, parse_job({{"engine", "vllm"}}), Question::MaxBatch), InputError);
+}
+
+TEST_CASE("engines without a GPU or with bad fields fail with the field named") {
+    const Model m = test::model("llama-3-8b");
+    CHECK_THROWS_WITH_AS(run(m, {{"engine", "vllm"}}), doctest::Contains("GPU"), InputError);
+    CHECK_THROWS_AS(parse_job({{"engine", "vllm"}, {"mode", "train"}}), InputError);
+    CHECK_THROWS_AS(parse_job({{"gpu", "h9000"}}), InputError);
+    CHECK_THROWS_AS(parse_job({{"gguf_rules", "1999"}}), InputError);
+    const json r = json::parse(solve_request(find_model(test::models(), "llama-3-8b").config.dump(), "{}", "max_fun"));
+    CHECK(r["error"]["field"] == "question");
+}
+
+TEST_CASE("transformers generate: peak at prefill, or at the last token when generation is long") {
+    const Model m = test::model("llama-3-8b");
+    const double kv = 32.0 * 2 * 8 * 128 * 2 * 4096;       // 536,870,912 bytes for 4096 tokens
+    const double logits = 128256.0 * (2 + 4);              // last-token logits, bf16 + fp32 copy
+    // SDPA prefill of 4096 tokens: 4096 · (3·4096 + 3·14336) · 2 bytes.
+    const Estimate sdpa = run(m, {{"engine", "hf"}, {"seq", 4096}});
+    CHECK(sdpa.breakdown.bytes[kKvCache] == kv);
+    CHECK(sdpa.breakdown.bytes[kActivations] == 4096.0 * 55296 * 2 + logits);
+    // Eager adds the 32 × 4096 × 4096 scores in bf16 and their fp32 softmax.
+    const Estimate eager = run(m, {{"engine", "hf"}, {"seq", 4096}, {"attention", "eager"}});
+    CHECK(eager.breakdown.bytes[kActivations] == 4096.0 * 55296 * 2 + logits + 32.0 * 4096 * 4096 * 6);
+    // A 96-token prompt generating 4000 tokens peaks at the end: the full cache, one layer's
+    // cache copied by torch.cat (kv / 32) and one token's working set.
+    const Estimate gen = run(m, {{"engine", "hf"}, {"seq", 4096}, {"new_tokens", 4000}});
+    CHECK(gen.breakdown.bytes[kKvCache] == kv);
+    CHECK(gen.breakdown.bytes[kActivations] == kv / 32 + 55296.0 * 2 + logits);
+}
+
+TEST_CASE("vLLM profile run size follows chunked prefill") {
+    const Model m = test::model("llama-3-8b");
+    const json base = {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 32768}};
+    CHECK(run(m, base).serving.profile_tokens == 8192);
+    json off = base;
+    off["chunked_prefill"] = false;
+    CHECK(run(m, off).serving.profile_tokens == 32768);  // V0: max(max_model_len, 2048)
+    // The pool is what the budget leaves: 0.9 × 80 GiB − weights − activations − non-torch.
+    const Estimate e = run(m, base);
+    const auto& b = e.breakdown.bytes;
+    CHECK(b[kWeights] + b[kActivations] + b[kOverhead] + b[kKvCache] == doctest::Approx(0.9 * 80 * test::GiB));
+    CHECK(e.serving.pool_tokens == e.serving.pool_blocks * 16);
+    CHECK(e.serving.max_concurrency == doctest::Approx(b[kKvCache] / (131072.0 * 32768)));
+    // The pool is handed out in whole blocks: one block larger than the pool leaves nothing usable.
+    json huge = base;
+    huge["block_size"] = 1'000'000;
+    CHECK_FALSE(run(m, huge).serving.fits);
+}
+
+TEST_CASE("llama.cpp partial offload: -ngl layers on the GPU, the rest and their KV in RAM") {
+    const Model m = test::model("llama-3-8b");
+    const json all = {{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"seq", 4096}};
+    json half = all;
+    half["n_gpu_layers"] = 16;
+    const Estimate a = run(m, all), h = run(m, half);
+    // Same file either way: GPU + CPU weights add up to the GGUF size.
+    const double file = a.breakdown.bytes[kWeights] + 281.8125 * 1048576;
+    CHECK(h.breakdown.bytes[kWeights] < a.breakdown.bytes[kWeights] / 2);
+    CHECK(h.serving.gpu_layers == 16);
+    // Half the KV (16 of 32 layers, 64 MiB per 512 tokens → 256 MiB) on each side.
+    CHECK(h.breakdown.bytes[kKvCache] == 256.0 * 1048576);
+    CHECK(h.serving.cpu_bytes == doctest::Approx(file - h.breakdown.bytes[kWeights] + 256.0 * 1048576 +
+                                                 (4096.0 * 0 + 512.0 * 128256 * 4 + 512.0 * 4096 * 4)));
+}
+
+TEST_CASE("llama.cpp -ot exps=CPU keeps Mixtral's routed experts in system RAM") {
+    const Model m = test::model("mixtral-8x7b");
+    const json job = {{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gguf_rules", "2023-12"}, {"seq", 2048}, {"experts_on_cpu", true}};
+    // Experts per layer: 3 × 8 × 4096 × 14336 values in q4_K (144 bytes per 256) = 792,723,456 bytes.
+    const double experts = 32 * 792'723'456.0;
+    const Estimate e = run(m, job);
+    CHECK(e.breakdown.bytes[kWeights] == doctest::Approx(25145.55 * 1048576 - experts).epsilon(1e-5));
+    CHECK(e.serving.cpu_bytes >= experts);
+}
