@@ -26,7 +26,7 @@ expect "ethernet bound" 0 "communication-bound: FSDP" -- --model llama-3.1-8b --
 expect "budget" 0 "Budget: 1.00 T tokens in .*GPU-hours, \\$" -- --model llama-3.1-8b --mode train --gpus 8 --plan --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
 expect "serve report" 0 "Decode: [0-9.]+ tok/s per sequence" -- --model llama-3.1-70b --dtype q4_k_m --gpus 2 --gpu rtx4090
 expect "json" 0 '"workload": "serve"' -- --gpu l40s --json
-expect "unknown gpu" 2 "^vramcalc: error: cluster.gpu: unknown GPU 'h9000'" -- --gpu h9000
+expect "unknown gpu" 2 "^vramcalc: error: (job|cluster)\.gpu: unknown GPU 'h9000'" -- --gpu h9000
 expect "unknown fabric" 2 "^vramcalc: error: cluster.fabric: unknown fabric" -- --fabric pigeon
 expect "bad efficiency" 2 "^vramcalc: error: cluster.compute_efficiency: must be between" -- --plan --cluster-compute-efficiency 7
 expect "bad field" 2 "^vramcalc: error: cluster.warp: unknown field" -- --cluster-warp 9
