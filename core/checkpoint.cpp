@@ -172,9 +172,9 @@ std::string inspect_checkpoint(const std::string& bytes, const std::string& conf
         }
         return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const InputError& e) {
-        return json{{"ok", false}, {"error", {{"field", e.field()}, {"message", e.what()}}}}.dump();
+        return json{{"ok", false}, {"error", {{"field", e.field()}, {"message", e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
-        return json{{"ok", false}, {"error", {{"field", "checkpoint"}, {"message", std::string("checkpoint: ") + e.what()}}}}.dump();
+        return json{{"ok", false}, {"error", {{"field", "checkpoint"}, {"message", std::string("checkpoint: ") + e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
     }
 }
 
