@@ -274,6 +274,8 @@ M = [
    8.17e9, "Hugging Face Hub safetensors metadata for ibm-granite/granite-3.1-8b-base: 8.17B params"),
   ("granite-3.1-3b-a800m", "Granite 3.1 3B-A800M (MoE)", "ibm-granite/granite-3.1-3b-a800m-base",
    fixture("granite-3.1-3b-a800m"), 3.3e9, "granite-3.1-3b-a800m-base model card: 3.3B total, 800M active"),
+  ("granite-4.0-h-tiny", "Granite 4.0 H Tiny (hybrid Mamba-2 MoE)", "ibm-granite/granite-4.0-h-tiny",
+   fixture("granite-4.0-h-tiny"), 7e9, "granite-4.0-h-tiny model card (IBM): 7B total, 1B active parameters"),
   ("mamba-2.8b", "Mamba 2.8B", "state-spaces/mamba-2.8b-hf", fixture("mamba-2.8b"),
    2.77e9, "Hugging Face Hub safetensors metadata for state-spaces/mamba-2.8b-hf: 2.77B params"),
   ("jamba-v0.1", "Jamba v0.1 (52B hybrid MoE)", "ai21labs/Jamba-v0.1", fixture("jamba-v0.1"),

@@ -177,3 +177,79 @@ TEST_CASE("layer_types validation names the field") {
     c["layer_types"] = nlohmann::json::array({"full_attention"});
     CHECK_THROWS_WITH_AS(parse_config(c), doctest::Contains("one type per layer"), InputError);
 }
+
+TEST_CASE("Granite 4.0 H Tiny: Mamba-2 layers + 4 attention layers, 64 experts + shared MLP") {
+    const ModelConfig c = config_of("granite-4.0-h-tiny.config.json");
+    CHECK(c.attention_layers() == 4);
+    CHECK(c.recurrent_layers() == 36);
+    CHECK(c.mamba2);
+    CHECK(c.layer_kinds[5].mixer == Mixer::FullAttention);
+    // Mamba-2 mixer (h 1536, 48 heads × 64, N 128, 1 group, conv 4):
+    // in_proj 1536·(2·3072 + 2·128 + 48) + conv (3072 + 256)·4 + 3328 + dt_bias, A_log, D 3·48 + norm 3072
+    // + out_proj 3072·1536
+    const double mixer = 1536.0 * 6448 + 3328 * 4 + 3328 + 3 * 48 + 3072 + 3072.0 * 1536;
+    // attention q, o 1536² each + k, v 1536·512 each (4 KV heads × 128); MoE 64·3·1536·512 + shared 3·1536·1024 + router 1536·64
+    const double attention = 2 * 1536.0 * 1536 + 2 * 1536.0 * 512;
+    const double mlp = 64 * 3 * 1536.0 * 512 + 3 * 1536.0 * 1024 + 1536.0 * 64;
+    const double expected = 36 * mixer + 4 * attention + 40 * (mlp + 2 * 1536) + 100352.0 * 1536 + 1536;
+    CHECK(count_params(c).total == expected);
+    // Published: 7B total (IBM granite-4.0-h-tiny model card).
+    CHECK(count_params(c).total == doctest::Approx(7e9).epsilon(0.01));
+    // State per Mamba layer per sequence: conv (3072 + 2·128)·4, SSM 48·64·128.
+    CHECK(c.recurrent.conv_state_values == 13'312);
+    CHECK(c.recurrent.ssm_state_values == 393'216);
+}
+
+TEST_CASE("quantization_config selects the weight format, bits derived from the scheme") {
+    auto quant = [](const nlohmann::json& q) {
+        auto c = nlohmann::json::parse(test::fixture("llama-3-8b.config.json"));
+        c["quantization_config"] = q;
+        return parse_config(c).quant;
+    };
+    // TheBloke-style GPTQ: 4 bits, group 128, act-order: 4 + (16 + 4)/128 = 4.15625 bits.
+    const WeightQuant gptq = quant({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"desc_act", true},
+                                    {"sym", true}, {"damp_percent", 0.1}});
+    CHECK(gptq.format == "gptq");
+    CHECK(gptq.bits == 4 + 20.0 / 128);
+    CHECK(gptq.desc_act);
+    // GPTQ 8-bit per channel (group_size -1): 8 bits.
+    CHECK(quant({{"quant_method", "gptq"}, {"bits", 8}, {"group_size", -1}}).bits == 8);
+    // AutoAWQ GEMM: w_bit 4, q_group_size 64 -> 4 + 20/64.
+    const WeightQuant awq = quant({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 64}, {"zero_point", true},
+                                   {"version", "gemm"}});
+    CHECK(awq.bits == 4 + 20.0 / 64);
+    CHECK(awq.format == "int4");
+    // DeepSeek-V3 FP8: 128x128 blocks with an fp32 scale each -> 8 + 32/16384.
+    const WeightQuant fp8 = quant({{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}, {"fmt", "e4m3"},
+                                   {"weight_block_size", {128, 128}}});
+    CHECK(fp8.format == "fp8");
+    CHECK(fp8.bits == 8 + 32.0 / 16384);
+    // bitsandbytes NF4 with double quantization (QLoRA) and LLM.int8().
+    const WeightQuant nf4 = quant({{"quant_method", "bitsandbytes"}, {"load_in_4bit", true},
+                                   {"bnb_4bit_quant_type", "nf4"}, {"bnb_4bit_use_double_quant", true}});
+    CHECK(nf4.format == "nf4");
+    CHECK(nf4.bits == 4.127);
+    CHECK(quant({{"load_in_4bit", true}, {"bnb_4bit_quant_type", "fp4"}}).bits == 4.5);
+    CHECK(quant({{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}).format == "int8");
+    // compressed-tensors W4A16 (group 128, symmetric): 4 + 16/128; FP8 W8A8 per channel: 8.
+    const WeightQuant w4a16 = quant(nlohmann::json::parse(R"({"quant_method": "compressed-tensors",
+        "format": "pack-quantized", "ignore": ["lm_head"], "config_groups": {"group_0": {"targets": ["Linear"],
+        "weights": {"num_bits": 4, "type": "int", "symmetric": true, "strategy": "group", "group_size": 128},
+        "input_activations": null}}})"));
+    CHECK(w4a16.bits == 4 + 16.0 / 128);
+    CHECK(w4a16.scheme.find("W4A16") != std::string::npos);
+    CHECK(w4a16.not_converted == std::vector<std::string>{"lm_head"});
+    const WeightQuant w8a8 = quant(nlohmann::json::parse(R"({"quant_method": "compressed-tensors",
+        "format": "float-quantized", "config_groups": {"group_0": {"targets": ["Linear"],
+        "weights": {"num_bits": 8, "type": "float", "symmetric": true, "strategy": "channel"},
+        "input_activations": {"num_bits": 8, "type": "float", "dynamic": true, "strategy": "token"}}}})"));
+    CHECK(w8a8.format == "fp8");
+    CHECK(w8a8.bits == 8);
+    CHECK(w8a8.scheme.find("W8A8") != std::string::npos);
+    // Unknown methods and malformed schemes name the field.
+    CHECK_THROWS_WITH_AS(quant({{"quant_method", "hqq"}}), doctest::Contains("config.quantization_config.quant_method"),
+                         InputError);
+    CHECK_THROWS_WITH_AS(quant({{"quant_method", "gptq"}, {"bits", 3.5}}),
+                         doctest::Contains("config.quantization_config.bits"), InputError);
+    CHECK_THROWS_AS(quant({{"quant_method", "compressed-tensors"}}), InputError);
+}
