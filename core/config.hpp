@@ -145,9 +145,9 @@ struct ModelConfig {
     int64_t linear_attention_kind = 0;// 1 = Gated DeltaNet (qwen3_next), 2 = lightning attention (minimax)
 
     // ---- Tensor-shape details of the newer families
-    bool attn_output_bias = false;    // o_proj has a bias (gpt-oss, falcon-free "bias" flags, phimoe)
+    bool attn_output_bias = false;    // o_proj has a bias (GPT-2/NeoX/BigCode, gpt-oss, PhiMoE, Falcon with "bias": true)
     bool attn_output_gate = false;    // qwen3_next: q_proj also emits a sigmoid gate (q width doubled)
-    bool mlp_bias = false;            // MLP projections carry biases (gpt_bigcode, phimoe experts? no: see expert_bias)
+    bool mlp_bias = false;            // plain-MLP projections carry biases (GPT-2, GPT-BigCode, GPT-NeoX)
     bool expert_bias = false;         // gpt-oss experts and router carry biases
     bool norm_bias = false;           // LayerNorm with bias (gpt2-style, falcon, phimoe); Cohere's LayerNorm has none
     bool parallel_block = false;      // attention and MLP read the same normed input (falcon, cohere, GPT-J style)
