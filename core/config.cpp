@@ -33,6 +33,7 @@ const Known kKnown[] = {
     {"qwen2", "Qwen2ForCausalLM", Family::LlamaLike, false},
     {"qwen2_moe", "Qwen2MoeForCausalLM", Family::LlamaLike, false},
     {"qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", Family::LlamaLike, false},
+    {"qwen2_5_vl_text", "Qwen2_5_VLTextModel", Family::LlamaLike, false},  // newer configs nest it in text_config
     {"qwen3", "Qwen3ForCausalLM", Family::LlamaLike, false},
     {"qwen3_moe", "Qwen3MoeForCausalLM", Family::LlamaLike, false},
     {"qwen3_next", "Qwen3NextForCausalLM", Family::LlamaLike, false},
@@ -245,6 +246,7 @@ ModelConfig parse_config(const json& root) {
 
     m.tied_embeddings = read_bool(c, "tie_word_embeddings", known ? known->tied_by_default : false);
     m.qkv_bias = m.model_type == "qwen2" || m.model_type == "qwen2_moe" || m.model_type == "qwen2_5_vl" ||
+                 m.model_type == "qwen2_5_vl_text" ||
                  read_bool(c, "attention_bias", false);
     m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe" || m.model_type == "qwen3_next" ||
                 m.model_type == "gemma3_text" || m.model_type == "olmo2";

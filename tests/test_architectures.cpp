@@ -253,3 +253,17 @@ TEST_CASE("quantization_config selects the weight format, bits derived from the 
                          doctest::Contains("config.quantization_config.bits"), InputError);
     CHECK_THROWS_AS(quant({{"quant_method", "compressed-tensors"}}), InputError);
 }
+
+TEST_CASE("Qwen2.5-VL: the flat config and the newer text_config layout count the same") {
+    const auto& entry = find_model(test::models(), "qwen2.5-vl-7b");
+    nlohmann::json nested = {{"model_type", "qwen2_5_vl"}, {"vision_config", entry.config["vision_config"]}};
+    nested["text_config"] = entry.config;
+    nested["text_config"].erase("vision_config");
+    nested["text_config"]["model_type"] = "qwen2_5_vl_text";
+    const ModelConfig flat = parse_config(entry.config), inner = parse_config(nested);
+    CHECK_FALSE(inner.approximate);
+    CHECK(count_params(inner).total == count_params(flat).total);
+    // Hub safetensors metadata for Qwen/Qwen2.5-VL-7B-Instruct: 8.29B; the vision tower is 676M of it.
+    CHECK(count_params(flat).total == doctest::Approx(8.29e9).epsilon(0.001));
+    CHECK(count_params(flat).vision == doctest::Approx(676e6).epsilon(0.002));
+}
