@@ -151,9 +151,9 @@ void require_generic_keys(const json& c, const std::string& model_type) {
     if (missing.empty()) return;
     if (model_type.empty())
         throw InputError("config.model_type", std::string("missing; supported: ") + supported_model_types());
-    throw InputError("config.model_type", "unknown architecture '" + short_text(model_type) + "' and the config lacks " + missing +
-                                              " (needed to estimate it as a Llama-style decoder); supported: " +
-                                              supported_model_types());
+    // No supported-types list here: the message stays one short line (the list is in --help and the README).
+    throw InputError("config.model_type", "unknown architecture '" + short_text(model_type) + "' without " + missing +
+                                              " (needed to estimate it as a Llama-style decoder; or give num_parameters)");
 }
 
 }  // namespace

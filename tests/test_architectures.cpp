@@ -166,7 +166,7 @@ TEST_CASE("unknown architectures: estimated when the generic keys are there, els
         FAIL("should have been rejected");
     } catch (const InputError& e) {
         CHECK(e.field() == "config.model_type");
-        CHECK(std::string(e.what()).find("num_attention_heads, intermediate_size") != std::string::npos);
+        CHECK(std::string(e.what()).find("without num_attention_heads, intermediate_size") != std::string::npos);
     }
 }
 
