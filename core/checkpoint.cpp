@@ -27,7 +27,7 @@ int64_t dtype_bits(const std::string& d) {
         {"I64", 64}, {"U64", 64}, {"F4", 4}, {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64}};
     for (const auto& [name, bits] : kBits)
         if (d == name) return bits;
-    throw InputError("checkpoint.dtype", "unknown safetensors dtype '" + d + "'");
+    throw InputError("checkpoint.dtype", "unknown safetensors dtype '" + short_text(d) + "'");
 }
 
 bool is_float_dtype(const std::string& d) { return d[0] == 'F' || d == "BF16"; }

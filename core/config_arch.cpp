@@ -122,7 +122,7 @@ Mixer mixer_named(const std::string& name) {
     if (name == "chunked_attention") return Mixer::ChunkedAttention;
     if (name == "linear_attention") return Mixer::LinearAttention;
     if (name == "mamba") return Mixer::Mamba;
-    throw InputError("config.layer_types", "unknown layer type '" + name +
+    throw InputError("config.layer_types", "unknown layer type '" + short_text(name) +
                                                "'; expected full_attention, sliding_attention, chunked_attention, "
                                                "linear_attention, attention or mamba");
 }

@@ -166,7 +166,7 @@ void parse_quantization(const json& root, ModelConfig& m) {
         compressed_tensors(q, w);
     } else {
         throw InputError("config.quantization_config.quant_method",
-                         "unknown method '" + method + "'; supported: gptq, awq, fp8, bitsandbytes, mxfp4, compressed-tensors");
+                         "unknown method '" + short_text(method) + "'; supported: gptq, awq, fp8, bitsandbytes, mxfp4, compressed-tensors");
     }
 }
 
