@@ -13,6 +13,9 @@ namespace {
 //   Q8_0 = 34 bytes / 32 weights = 8.5; Q4_0 = 18 / 32 = 4.5; Q6_K = 210 / 256 = 6.5625.
 //   Q4_K_M and Q5_K_M mix block types per tensor; 4.85 and 5.69 are the
 //   averages llama.cpp's quantize tool reports for Llama-class models.
+// - MXFP4 (OCP Microscaling Formats spec v1.0 §6.3, used by gpt-oss experts):
+//   32 FP4 E2M1 values share one 8-bit E8M0 scale -> 4 + 8/32 = 4.25 bits
+//   (ggml-common.h block_mxfp4: 17 bytes / 32 weights, the same figure).
 const std::vector<NumberFormat> kFormats = {
     {"fp32", "FP32", 32, true, false},
     {"fp16", "FP16", 16, true, false},
@@ -23,6 +26,7 @@ const std::vector<NumberFormat> kFormats = {
     {"gptq", "GPTQ 4-bit (g128)", 4 + 20.0 / 128, false, true},
     {"awq", "AWQ 4-bit (g128)", 4 + 20.0 / 128, false, true},
     {"nf4", "NF4 (bitsandbytes, double-quant)", 4.127, false, true},
+    {"mxfp4", "MXFP4 (block 32)", 4.25, false, true},
     {"q8_0", "GGUF Q8_0", 8.5, false, false},
     {"q6_k", "GGUF Q6_K", 6.5625, false, false},
     {"q5_k_m", "GGUF Q5_K_M", 5.69, false, false},

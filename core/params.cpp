@@ -1,6 +1,7 @@
 #include "params.hpp"
 
 #include "errors.hpp"
+#include "params_parts.hpp"
 #include "units.hpp"
 
 namespace vramcalc {
@@ -8,30 +9,13 @@ namespace {
 
 constexpr double kMaxParams = 1e15;
 
-struct TensorList {
-    std::vector<Tensor> tensors;
-
-    void add(const char* module, TensorKind kind, int64_t in, int64_t out, int64_t copies) {
-        add_routed(module, kind, in, out, copies, copies);
-    }
-    void add_routed(const char* module, TensorKind kind, int64_t in, int64_t out, int64_t copies,
-                    int64_t active_copies) {
-        if (copies > 0 && in > 0 && out > 0) tensors.push_back({module, kind, in, out, copies, active_copies});
-    }
-    void vector(const char* module, int64_t length, int64_t copies) {
-        add(module, TensorKind::Vector, 1, length, copies);
-    }
-    // Gated (SwiGLU/GeGLU) MLP: gate and up project h -> width, down projects back.
-    void gated_mlp(TensorKind kind, int64_t h, int64_t width, int64_t copies, int64_t active_copies) {
-        add_routed("gate_proj", kind, h, width, copies, active_copies);
-        add_routed("up_proj", kind, h, width, copies, active_copies);
-        add_routed("down_proj", kind, width, h, copies, active_copies);
-    }
-};
-
-void llama_attention(const ModelConfig& c, TensorList& t) {
-    const int64_t L = c.layers, h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
-    t.add("q_proj", TensorKind::Attention, h, q, L);
+// q, k, v, o of one attention layer, `L` copies. Options from the config:
+// biases (qkv_bias / attn_output_bias), Qwen3-Next's output gate (q_proj
+// emits a sigmoid gate as wide as the queries), per-head or whole-projection
+// q/k norms, and gpt-oss's learned sink logit per head.
+void standard_attention(const ModelConfig& c, int64_t L, TensorList& t) {
+    const int64_t h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
+    t.add("q_proj", TensorKind::Attention, h, c.attn_output_gate ? 2 * q : q, L);
     t.add("k_proj", TensorKind::Attention, h, kv, L);
     t.add("v_proj", TensorKind::Attention, h, kv, L);
     t.add("o_proj", TensorKind::Attention, q, h, L);
@@ -40,17 +24,23 @@ void llama_attention(const ModelConfig& c, TensorList& t) {
         t.vector("k_proj.bias", kv, L);
         t.vector("v_proj.bias", kv, L);
     }
+    if (c.attn_output_bias) t.vector("o_proj.bias", h, L);
     if (c.qk_norm) {
-        t.vector("q_norm", c.head_dim, L);
-        t.vector("k_norm", c.head_dim, L);
+        // Per-head RMSNorm weights (Qwen3, Gemma 3); OLMo 2 normalises the whole
+        // projection; Command R+ keeps one weight row per head.
+        const int64_t qn = c.qk_norm_full || c.qk_norm_per_head_matrix ? q : c.head_dim;
+        const int64_t kn = c.qk_norm_full || c.qk_norm_per_head_matrix ? kv : c.head_dim;
+        t.vector("q_norm", qn, L);
+        t.vector("k_norm", kn, L);
     }
+    if (c.attention_sinks) t.vector("sinks", c.heads, L);
 }
 
 // Multi-head latent attention, DeepSeek-V2 paper (arXiv:2405.04434) §2.1:
 // queries and keys/values go through low-rank latents; RoPE uses a separate
 // shared key of qk_rope_head_dim.
-void mla_attention(const ModelConfig& c, TensorList& t) {
-    const int64_t L = c.layers, h = c.hidden, qk_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;
+void mla_attention(const ModelConfig& c, int64_t L, TensorList& t) {
+    const int64_t h = c.hidden, qk_dim = c.qk_nope_head_dim + c.qk_rope_head_dim;
     if (c.q_lora_rank > 0) {
         t.add("q_a_proj", TensorKind::Attention, h, c.q_lora_rank, L);
         t.vector("q_a_layernorm", c.q_lora_rank, L);
@@ -64,44 +54,63 @@ void mla_attention(const ModelConfig& c, TensorList& t) {
     t.add("o_proj", TensorKind::Attention, c.heads * c.v_head_dim, h, L);
 }
 
-void moe_mlp(const ModelConfig& c, TensorList& t) {
-    const int64_t h = c.hidden, moe_L = c.moe_layers();
-    t.gated_mlp(TensorKind::Mlp, h, c.intermediate, c.dense_layers, c.dense_layers);
-    t.add("gate", TensorKind::Router, h, c.experts, moe_L);
-    if (c.model_type == "deepseek_v3") t.vector("gate.e_score_correction_bias", c.experts, moe_L);
-    t.gated_mlp(TensorKind::RoutedExpert, h, c.moe_intermediate, moe_L * c.experts, moe_L * c.experts_per_token);
-    // DeepSeek: n_shared_experts always-on experts of the routed width.
+int64_t count_moe_layers(const ModelConfig& c) {
+    int64_t n = 0;
+    for (const auto& k : c.layer_kinds) n += k.moe ? 1 : 0;
+    return n;
+}
+
+void moe_mlp(const ModelConfig& c, int64_t moe_L, TensorList& t) {
+    const int64_t h = c.hidden, E = c.experts, k = c.experts_per_token;
+    t.add("gate", TensorKind::Router, h, E, moe_L);
+    if (c.expert_bias) t.vector("router.bias", E, moe_L);
+    if (c.router_bias) t.vector("gate.e_score_correction_bias", E, moe_L);
+    t.gated_mlp(TensorKind::RoutedExpert, h, c.moe_intermediate, moe_L * E, moe_L * k);
+    if (c.expert_bias) {  // gpt-oss: gate_up_proj_bias (2·I) and down_proj_bias (h) per expert
+        t.add_routed("experts.gate_up_proj_bias", TensorKind::Vector, 1, 2 * c.moe_intermediate, moe_L * E, moe_L * k);
+        t.add_routed("experts.down_proj_bias", TensorKind::Vector, 1, h, moe_L * E, moe_L * k);
+    }
+    // DeepSeek / GLM-4.5 / Kimi: n_shared_experts always-on experts of the routed width.
     t.gated_mlp(TensorKind::Mlp, h, c.moe_intermediate * c.shared_experts, moe_L, moe_L);
-    // Qwen2-MoE: one wide shared expert with a scalar sigmoid gate.
+    // Qwen2-MoE / Qwen3-Next / Llama 4: one wide shared expert (Qwen adds a scalar sigmoid gate).
     if (c.shared_expert_intermediate > 0) {
         t.gated_mlp(TensorKind::Mlp, h, c.shared_expert_intermediate, moe_L, moe_L);
-        t.add("shared_expert_gate", TensorKind::Router, h, 1, moe_L);
+        if (c.shared_expert_gate) t.add("shared_expert_gate", TensorKind::Router, h, 1, moe_L);
     }
 }
 
-void llama_like(const ModelConfig& c, TensorList& t) {
+// Decoder-only stack with RMSNorm/LayerNorm, gated MLP (or MoE), and a token
+// mixer per layer: attention (standard or MLA) or a recurrent mixer.
+void decoder(const ModelConfig& c, TensorList& t) {
     const int64_t L = c.layers, h = c.hidden;
+    const int64_t attn_L = c.attention_layers(), rec_L = c.recurrent_layers();
     t.add("embed_tokens", TensorKind::Embedding, c.vocab, h, 1);
     if (c.family == Family::DeepSeek)
-        mla_attention(c, t);
+        mla_attention(c, attn_L, t);
     else
-        llama_attention(c, t);
-    if (c.is_moe())
-        moe_mlp(c, t);
-    else
-        t.gated_mlp(TensorKind::Mlp, h, c.intermediate, L, L);
-    t.vector("layernorm", h, L * c.norms_per_layer);
-    t.vector("norm", h, 1);
+        standard_attention(c, attn_L, t);
+    recurrent_mixer(c, rec_L, t);
+    const int64_t moe_L = count_moe_layers(c), dense_L = L - moe_L;
+    if (c.is_moe()) moe_mlp(c, moe_L, t);
+    if (c.gated_mlp) {
+        t.gated_mlp(TensorKind::Mlp, h, c.intermediate, dense_L, dense_L);
+    } else {  // plain MLP (phi-style up/down); mamba stacks have intermediate 0 and no MLP
+        t.add("up_proj", TensorKind::Mlp, h, c.intermediate, dense_L);
+        t.add("down_proj", TensorKind::Mlp, c.intermediate, h, dense_L);
+    }
+    const int64_t norm_len = c.norm_bias ? 2 * h : h;  // LayerNorm with bias: weight + bias
+    t.vector("layernorm", norm_len, L * c.norms_per_layer);
+    t.vector("norm", norm_len, 1);
     if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, h, c.vocab, 1);
+    if (c.lm_head_bias) t.vector("lm_head.bias", c.vocab, 1);
 }
 
-// GPT-2 and GPT-NeoX share one layout: fused QKV, a plain (non-gated) GELU
-// MLP, LayerNorms with weight and bias, a bias on every projection. Only the
-// module names differ (they matter for LoRA targets), and GPT-2 adds learned
-// positions and ties its head by default.
+// GPT-2, GPT-BigCode, GPT-NeoX and Falcon share one layout: fused QKV (width
+// q + 2·kv, so multi-query StarCoder/Falcon and plain MHA alike), a plain
+// GELU MLP, LayerNorms. Only the module names differ (they matter for LoRA
+// targets) plus which biases exist; GPT-2/BigCode add learned positions.
 struct PlainLayout {
     const char *embed, *qkv, *attn_out, *fc_in, *fc_out, *norm, *final_norm, *head;
-    // bias vectors, named after their projection
     const char *qkv_bias, *attn_out_bias, *fc_in_bias, *fc_out_bias;
 };
 
@@ -110,22 +119,37 @@ const PlainLayout kGpt2Names = {"wte", "c_attn", "c_proj", "c_fc", "c_proj", "ln
 const PlainLayout kNeoXNames = {"embed_in", "query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h",
                                 "layer_norm", "final_layer_norm", "embed_out", "query_key_value.bias",
                                 "dense.bias", "dense_h_to_4h.bias", "dense_4h_to_h.bias"};
+const PlainLayout kFalconNames = {"word_embeddings", "query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h",
+                                  "ln", "ln_f", "lm_head", "query_key_value.bias", "dense.bias",
+                                  "dense_h_to_4h.bias", "dense_4h_to_h.bias"};
 
 void plain_transformer(const ModelConfig& c, const PlainLayout& n, TensorList& t) {
     const int64_t L = c.layers, h = c.hidden, I = c.intermediate;
+    const int64_t q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
     t.add(n.embed, TensorKind::Embedding, c.vocab, h, 1);
-    if (c.family == Family::Gpt2) t.add("wpe", TensorKind::Embedding, c.max_positions, h, 1);
-    t.add(n.qkv, TensorKind::Attention, h, 3 * h, L);
-    t.vector(n.qkv_bias, 3 * h, L);
-    t.add(n.attn_out, TensorKind::Attention, h, h, L);
-    t.vector(n.attn_out_bias, h, L);
+    if (c.max_positions > 0) t.add("wpe", TensorKind::Embedding, c.max_positions, h, 1);
+    t.add(n.qkv, TensorKind::Attention, h, q + 2 * kv, L);
+    if (c.qkv_bias) t.vector(n.qkv_bias, q + 2 * kv, L);
+    t.add(n.attn_out, TensorKind::Attention, q, h, L);
+    if (c.attn_output_bias) t.vector(n.attn_out_bias, h, L);
     t.add(n.fc_in, TensorKind::Mlp, h, I, L);
-    t.vector(n.fc_in_bias, I, L);
+    if (c.mlp_bias) t.vector(n.fc_in_bias, I, L);
     t.add(n.fc_out, TensorKind::Mlp, I, h, L);
-    t.vector(n.fc_out_bias, h, L);
-    t.vector(n.norm, 2 * h, 2 * L);
-    t.vector(n.final_norm, 2 * h, 1);
+    if (c.mlp_bias) t.vector(n.fc_out_bias, h, L);
+    const int64_t norm_len = c.norm_bias ? 2 * h : h;
+    t.vector(n.norm, norm_len, c.norms_per_layer * L);
+    t.vector(n.final_norm, norm_len, 1);
     if (!c.tied_embeddings) t.add(n.head, TensorKind::Head, h, c.vocab, 1);
+}
+
+// Mamba / Mamba-2 language models: embeddings, one mixer + one RMSNorm per
+// layer, final norm_f, head tied by default.
+void ssm_stack(const ModelConfig& c, TensorList& t) {
+    t.add("embeddings", TensorKind::Embedding, c.vocab, c.hidden, 1);
+    recurrent_mixer(c, c.layers, t);
+    t.vector("norm", c.hidden, c.layers);
+    t.vector("norm_f", c.hidden, 1);
+    if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, c.hidden, c.vocab, 1);
 }
 
 }  // namespace
@@ -134,11 +158,14 @@ std::vector<Tensor> list_tensors(const ModelConfig& config) {
     TensorList t;
     switch (config.family) {
         case Family::LlamaLike:
-        case Family::DeepSeek: llama_like(config, t); break;
+        case Family::DeepSeek: decoder(config, t); break;
         case Family::Gpt2: plain_transformer(config, kGpt2Names, t); break;
         case Family::GptNeoX: plain_transformer(config, kNeoXNames, t); break;
+        case Family::Falcon: plain_transformer(config, kFalconNames, t); break;
+        case Family::Mamba: ssm_stack(config, t); break;
         case Family::Explicit: break;
     }
+    if (config.family != Family::Explicit) vision_tower(config, t);
     return t.tensors;
 }
 
@@ -153,6 +180,8 @@ ParamCounts count_params(const ModelConfig& config) {
         counts.total += p;
         counts.active += p * static_cast<double>(t.active_copies) / static_cast<double>(t.copies);
         if (t.kind == TensorKind::Embedding || t.kind == TensorKind::Head) counts.embeddings += p;
+        if (t.kind == TensorKind::Vision) counts.vision += p;
+        if (t.kind == TensorKind::RoutedExpert) counts.routed_experts += p;
     }
     if (counts.total > kMaxParams)
         throw InputError("config", "describes an absurd model (" + printf_text("%.3g", counts.total) +

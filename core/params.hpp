@@ -18,7 +18,9 @@ enum class TensorKind {
     Mlp,           // dense or shared-expert MLP projections
     RoutedExpert,  // MoE routed experts: all in memory, top-k used per token
     Router,        // MoE gate
-    Vector,        // norms and biases
+    Vector,        // norms, biases, conv kernels, SSM A/D/dt vectors, attention sinks
+    Recurrent,     // linear projections of Mamba / linear-attention mixers (in_proj, out_proj, x_proj, dt_proj)
+    Vision,        // vision/audio encoder and its projector (multimodal checkpoints)
 };
 
 struct Tensor {
@@ -31,7 +33,8 @@ struct Tensor {
 
     double params() const { return static_cast<double>(in) * out * copies; }
     bool is_linear() const {
-        return kind == TensorKind::Attention || kind == TensorKind::Mlp || kind == TensorKind::RoutedExpert;
+        return kind == TensorKind::Attention || kind == TensorKind::Mlp || kind == TensorKind::RoutedExpert ||
+               kind == TensorKind::Recurrent;
     }
 };
 
@@ -39,6 +42,8 @@ struct ParamCounts {
     double total = 0;       // every parameter in memory
     double active = 0;      // parameters one token uses (MoE: top-k experts only)
     double embeddings = 0;  // embedding tables + untied head (kept 16-bit by GPTQ/AWQ/bitsandbytes)
+    double vision = 0;      // vision/audio encoder + projector (part of total; not in active text params)
+    double routed_experts = 0;  // all routed-expert parameters (gpt-oss MXFP4 quantizes only these)
 };
 
 // The tensors of the model; empty for a config that only gave num_parameters.

@@ -32,7 +32,7 @@ expect "text batch" 2 "^vramcalc: error: job\.batch: must be a number" -- --batc
 expect "absurd seq" 2 "job\.seq" -- --seq 1e15
 expect "unknown model" 2 "error: model: unknown model 'llama-5'" -- --model llama-5
 expect "malformed json" 2 "error: config: malformed JSON" -- --config "$fixtures/malformed.config.json"
-expect "unknown architecture" 2 "error: config\.model_type: unknown architecture 'mamba'" -- --config "$fixtures/unknown-arch.config.json"
+expect "unknown architecture" 2 "error: config\.model_type: unknown architecture 'rwkv'" -- --config "$fixtures/unknown-arch.config.json"
 expect "missing file" 2 "error: config: cannot read file" -- --config /nonexistent.json
 expect "missing value" 2 "error: job\.gpus: missing value" -- --gpus
 expect "unknown flag" 2 "error: job\.colour: unknown field" -- --colour red

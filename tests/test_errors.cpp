@@ -46,7 +46,7 @@ TEST_CASE("malformed and unknown configs") {
     CHECK(rejected_field(test::fixture("unknown-arch.config.json"), "{}") == "config.model_type");
     CHECK(rejected_field("{}", "{}") == "config.model_type");
     const json r = json::parse(estimate_request(test::fixture("unknown-arch.config.json"), "{}"));
-    CHECK(r["error"]["message"].get<std::string>().find("mamba") != std::string::npos);
+    CHECK(r["error"]["message"].get<std::string>().find("rwkv") != std::string::npos);
 }
 
 TEST_CASE("missing, negative, fractional and absurd config fields") {

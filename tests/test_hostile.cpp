@@ -108,7 +108,8 @@ TEST_CASE("hostile: texts up to 8 MB are read, larger ones are a named error") {
 }
 
 TEST_CASE("hostile: long strings are quoted in at most 60 characters") {
-    const std::string message = error_of(llama_with("model_type", std::string(1'000'000, 'x')));
+    // Without the generic keys (with them, an unknown architecture is estimated as approximate).
+    const std::string message = error_of(json{{"model_type", std::string(1'000'000, 'x')}}.dump());
     CHECK(message.rfind("config.model_type: unknown architecture '" + std::string(60, 'x') + "… (1000000 bytes)'", 0) == 0);
     CHECK(message.size() < 400);
 

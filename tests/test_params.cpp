@@ -2,6 +2,9 @@
 // comments) and checked against the counts publishers state.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
+
 #include "config.hpp"
 #include "helpers.hpp"
 #include "params.hpp"
@@ -97,6 +100,27 @@ TEST_CASE("every model in models.json matches its published count within 1%") {
         CHECK(m.params.total == doctest::Approx(entry.published_params).epsilon(0.01));
         CHECK(m.params.active <= m.params.total);
     }
+}
+
+TEST_CASE("the catalog: at least 80 models from 0.5B to 1T, ids unique, Hub ids filled, old ids kept") {
+    const auto& models = test::models();
+    CHECK(models.size() >= 80);
+    std::set<std::string> ids;
+    double smallest = 1e300, largest = 0;
+    for (const auto& e : models) {
+        CAPTURE(e.id);
+        CHECK(ids.insert(e.id).second);
+        CHECK(e.hf_id.find('/') != std::string::npos);
+        CHECK_FALSE(e.source.empty());
+        smallest = std::min(smallest, e.published_params);
+        largest = std::max(largest, e.published_params);
+    }
+    CHECK(smallest <= 0.5e9);
+    CHECK(largest >= 1e12);
+    // Ids the page, tests and README use.
+    for (const char* id : {"llama-3-8b", "deepseek-v3", "mixtral-8x7b", "mistral-7b", "qwen2.5-7b", "gpt2", "pythia-1.4b",
+                           "gemma-2-9b", "llama-3.1-405b", "qwen3-30b-a3b"})
+        CHECK(ids.count(id) == 1);
 }
 
 TEST_CASE("config parsing details") {

@@ -1,0 +1,181 @@
+#include "checkpoint.hpp"
+
+#include <cstring>
+
+#include "checkpoint_gguf.hpp"
+#include "config.hpp"
+#include "errors.hpp"
+#include "json_text.hpp"
+#include "params.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+// A safetensors header above this is not a real checkpoint: the format's own
+// reader refuses headers over 100 MB (huggingface/safetensors
+// safetensors/src/tensor.rs, MAX_HEADER_SIZE = 100_000_000).
+constexpr uint64_t kMaxHeader = 100'000'000;
+
+// Bits per element of each safetensors dtype (huggingface/safetensors
+// safetensors/src/tensor.rs Dtype::bitsize): F4 and F6 pack below a byte.
+int64_t dtype_bits(const std::string& d) {
+    static const std::pair<const char*, int64_t> kBits[] = {
+        {"BOOL", 8}, {"U8", 8}, {"I8", 8}, {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},
+        {"U16", 16}, {"F16", 16}, {"BF16", 16}, {"I32", 32}, {"U32", 32}, {"F32", 32}, {"F64", 64},
+        {"I64", 64}, {"U64", 64}, {"F4", 4}, {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"C64", 64}};
+    for (const auto& [name, bits] : kBits)
+        if (d == name) return bits;
+    throw InputError("checkpoint.dtype", "unknown safetensors dtype '" + short_text(d) + "'");
+}
+
+bool is_float_dtype(const std::string& d) { return d[0] == 'F' || d == "BF16"; }
+
+void add_to_dtype(CheckpointInfo& info, const std::string& dtype, int64_t elements, int64_t bytes) {
+    for (auto& t : info.by_dtype)
+        if (t.dtype == dtype) {
+            ++t.tensors;
+            t.elements += elements;
+            t.bytes += bytes;
+            return;
+        }
+    info.by_dtype.push_back({dtype, 1, elements, bytes});
+}
+
+// The JSON header of a safetensors file: {"__metadata__": {...}, name:
+// {"dtype", "shape", "data_offsets": [begin, end]}}. data_offsets give the
+// exact byte span; dtype × shape must agree with it.
+CheckpointInfo safetensors_header(const json& header) {
+    if (!header.is_object()) throw InputError("checkpoint", "safetensors header must be a JSON object");
+    CheckpointInfo info;
+    info.format = "safetensors";
+    for (auto it = header.begin(); it != header.end(); ++it) {
+        if (it.key() == "__metadata__") {
+            info.metadata = it.value();
+            continue;
+        }
+        const std::string field = "checkpoint." + it.key();
+        const json& v = it.value();
+        if (!v.is_object()) throw InputError(field, "must be an object with dtype, shape, data_offsets");
+        CheckpointTensor t;
+        t.name = it.key();
+        t.dtype = text_field(v.value("dtype", json()), field + ".dtype");
+        auto shape = v.find("shape");
+        if (shape == v.end() || !shape->is_array()) throw InputError(field + ".shape", "missing (a list of dimensions)");
+        t.elements = 1;
+        for (const auto& d : *shape) {
+            const int64_t n = whole_field(d, field + ".shape", 0, kMaxCheckpointBytes);
+            t.shape.push_back(n);
+            if (n > 0 && t.elements > kMaxCheckpointBytes / n) throw InputError(field + ".shape", "describes an absurd tensor");
+            t.elements *= n;
+        }
+        const int64_t bits = dtype_bits(t.dtype);
+        t.bytes = (t.elements * bits + 7) / 8;
+        auto offsets = v.find("data_offsets");
+        if (offsets != v.end()) {
+            if (!offsets->is_array() || offsets->size() != 2)
+                throw InputError(field + ".data_offsets", "must be [begin, end]");
+            const int64_t begin = whole_field((*offsets)[0], field + ".data_offsets", 0, kMaxCheckpointBytes);
+            const int64_t end = whole_field((*offsets)[1], field + ".data_offsets", 0, kMaxCheckpointBytes);
+            if (end - begin != t.bytes)
+                throw InputError(field + ".data_offsets", "span " + std::to_string(end - begin) + " bytes but " + t.dtype +
+                                                              " × shape needs " + std::to_string(t.bytes));
+        }
+        if (!is_float_dtype(t.dtype) && t.dtype != "BOOL") info.packed_quantized = true;
+        checkpoint_add_tensor(info, std::move(t));
+    }
+    return info;
+}
+
+CheckpointInfo safetensors_file(const std::string& bytes) {
+    if (bytes.size() < 8) throw InputError("checkpoint", "too short for a safetensors header (needs 8 + N bytes)");
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    if (n > kMaxHeader) throw InputError("checkpoint", "safetensors header length " + std::to_string(n) + " is absurd");
+    if (bytes.size() < 8 + n)
+        throw InputError("checkpoint", "truncated: the header says " + std::to_string(n) + " bytes of JSON, only " +
+                                           std::to_string(bytes.size() - 8) + " given (send the first 8 + N bytes)");
+    return safetensors_header(parse_json_text(bytes.substr(8, n), "checkpoint"));
+}
+
+// model.safetensors.index.json: metadata.total_size is the sum of all tensor
+// bytes (transformers modeling_utils.save_pretrained writes it so).
+CheckpointInfo safetensors_index(const json& index) {
+    CheckpointInfo info;
+    info.format = "safetensors-index";
+    const json& meta = index.at("metadata");
+    if (!meta.is_object()) throw InputError("checkpoint.metadata", "must be an object");
+    info.weight_bytes = whole_field(meta.value("total_size", json()), "checkpoint.metadata.total_size", 1, kMaxCheckpointBytes);
+    auto map = index.find("weight_map");
+    if (map != index.end() && map->is_object()) info.tensor_count = static_cast<int64_t>(map->size());
+    info.metadata = meta;
+    return info;
+}
+
+json tensor_json(const CheckpointTensor& t) {
+    return json{{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"elements", t.elements}, {"bytes", t.bytes}};
+}
+
+}  // namespace
+
+void checkpoint_add_tensor(CheckpointInfo& info, CheckpointTensor t) {
+    info.weight_bytes += t.bytes;
+    info.elements += t.elements;
+    if (info.weight_bytes > kMaxCheckpointBytes) throw InputError("checkpoint", "tensor sizes add up to an absurd total");
+    add_to_dtype(info, t.dtype, t.elements, t.bytes);
+    info.tensors.push_back(std::move(t));
+    ++info.tensor_count;
+}
+
+CheckpointInfo read_checkpoint(const std::string& bytes) {
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) return read_gguf(bytes);
+    const size_t first = bytes.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && bytes[first] == '{') {
+        const json doc = parse_json_text(bytes, "checkpoint");
+        const bool index = doc.is_object() && doc.contains("metadata") &&
+                           (doc.contains("weight_map") || (doc.at("metadata").is_object() &&
+                                                           doc.at("metadata").contains("total_size")));
+        if (index)
+            return safetensors_index(doc);
+        return safetensors_header(doc);  // a safetensors header pasted without its 8-byte length
+    }
+    return safetensors_file(bytes);
+}
+
+double exact_weight_bytes(const CheckpointInfo& info) { return static_cast<double>(info.weight_bytes); }
+
+std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json) {
+    try {
+        const CheckpointInfo info = read_checkpoint(bytes);
+        json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
+               {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata}};
+        if (!info.architecture.empty()) c["architecture"] = info.architecture;
+        if (info.gguf_version) c["gguf_version"] = info.gguf_version;
+        c["by_dtype"] = json::array();
+        for (const auto& d : info.by_dtype)
+            c["by_dtype"].push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes}});
+        c["tensors"] = json::array();
+        for (const auto& t : info.tensors) c["tensors"].push_back(tensor_json(t));
+        if (!config_json.empty()) {
+            const double derived = count_params(parse_config_text(config_json)).total;
+            json cmp{{"architecture_params", derived}};
+            if (info.elements > 0 && !info.packed_quantized) {
+                cmp["checkpoint_params"] = info.elements;
+                cmp["difference"] = static_cast<double>(info.elements) - derived;
+                cmp["difference_percent"] = derived > 0 ? 100.0 * (static_cast<double>(info.elements) - derived) / derived : 0.0;
+            } else {
+                cmp["note"] = info.elements == 0 ? "an index lists no shapes: only the byte total is exact"
+                                                 : "packed quantized tensors: stored elements are not parameters";
+            }
+            c["config_comparison"] = cmp;
+        }
+        return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    } catch (const InputError& e) {
+        return json{{"ok", false}, {"error", {{"field", e.field()}, {"message", e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    } catch (const std::exception& e) {
+        return json{{"ok", false}, {"error", {{"field", "checkpoint"}, {"message", std::string("checkpoint: ") + e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,56 @@
+#pragma once
+// Exact weight sizes from checkpoint metadata, without the weights:
+// - model.safetensors.index.json: metadata.total_size (bytes of all tensors);
+// - a safetensors header: 8-byte little-endian length + JSON {name: {dtype,
+//   shape, data_offsets}} (on the Hub, the first 8 + N bytes of the file);
+// - a GGUF header (v2/v3): KV metadata + tensor infos (ggml type, dims).
+// Input is the raw bytes (a std::string may hold NULs). No I/O here.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vramcalc {
+
+struct CheckpointTensor {
+    std::string name;
+    std::string dtype;           // safetensors dtype ("BF16", "F8_E4M3", "I32") or ggml type ("Q4_K", "F16")
+    std::vector<int64_t> shape;  // as stored (safetensors: row-major; GGUF: ne0 first)
+    int64_t elements = 0;        // product of shape (packed quantized tensors: stored elements)
+    int64_t bytes = 0;           // exact bytes of the tensor data
+};
+
+struct DtypeTotal {
+    std::string dtype;
+    int64_t tensors = 0, elements = 0, bytes = 0;
+};
+
+struct CheckpointInfo {
+    std::string format;          // "safetensors-index", "safetensors" or "gguf"
+    int64_t weight_bytes = 0;    // exact bytes of all tensor data (headers and padding excluded)
+    int64_t elements = 0;        // sum of tensor elements (0 for an index, which lists no shapes)
+    int64_t tensor_count = 0;
+    std::vector<CheckpointTensor> tensors;   // empty for an index
+    std::vector<DtypeTotal> by_dtype;        // per dtype / ggml type, in first-seen order
+    nlohmann::json metadata = nlohmann::json::object();  // safetensors __metadata__ / GGUF KV (long arrays summarised)
+    std::string architecture;    // GGUF general.architecture ("" otherwise)
+    int64_t gguf_version = 0;
+    bool packed_quantized = false;  // safetensors: integer/packed tensors (GPTQ/AWQ qweight): elements are not parameters
+};
+
+// Detects the format and parses it. Throws InputError("checkpoint...", ...)
+// on anything malformed, truncated or absurd.
+CheckpointInfo read_checkpoint(const std::string& bytes);
+
+// The weights term when checkpoint metadata is present: exact bytes.
+double exact_weight_bytes(const CheckpointInfo& info);
+
+// {"ok":true,"checkpoint":{format, weight_bytes, elements, tensor_count,
+//   by_dtype:[...], tensors:[{name,dtype,shape,elements,bytes}], metadata, ...,
+//   "config_comparison":{...} when config_json is not empty}} or the error shape.
+// The comparison reports the architecture-derived parameter count next to the
+// element count from the shapes and their difference.
+std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json = "");
+
+}  // namespace vramcalc
