@@ -260,6 +260,9 @@ const std::string& estimate_current(const std::string& job_json) {
     return answer;
 }
 
+const Model* current_model() { return current.model ? &*current.model : nullptr; }
+const std::string& current_model_error() { return current.error; }
+
 std::string models_summary(const std::string& models_json) {
     return guarded([&] {
         JsonWriter w;

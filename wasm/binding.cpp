@@ -4,6 +4,7 @@
 #include <emscripten/val.h>
 
 #include "api.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -26,4 +27,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("modelsSummary", &vramcalc::models_summary);
     emscripten::function("gpus", &vramcalc::gpus_json);
     emscripten::function("options", &vramcalc::options_json);
+    emscripten::function("sweep", &vramcalc::sweep_json);
+    emscripten::function("matrix", &vramcalc::matrix_json);
+    emscripten::function("ticks", &vramcalc::ticks_json);
 }
