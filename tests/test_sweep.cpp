@@ -95,7 +95,8 @@ TEST_CASE("precision × mode matrix: every cell equals the full estimate or carr
 TEST_CASE("axis marks: round steps of 1, 2, 2.5 or 5 × 10^k up to the maximum") {
     auto texts = [](double max_bytes) {
         std::vector<std::string> out;
-        for (const json& t : json::parse(ticks_json(max_bytes))["ticks"]) out.push_back(t["text"].get<std::string>());
+        const json answer = json::parse(ticks_json(max_bytes));
+        for (const json& t : answer["ticks"]) out.push_back(t["text"].get<std::string>());
         return out;
     };
     // 157.28 GB / 5 = 31.5 GB per step, rounded up to 50 GB.
