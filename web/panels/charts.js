@@ -1,0 +1,96 @@
+// Charts in SVG: memory per GPU vs sequence length and vs batch, stacked by
+// term, each curve from ONE core call (sweep), with horizontal lines at the
+// chosen GPUs' capacities; and the training step timeline when the core
+// gives one. Only drawing arithmetic happens here (positions on screen).
+import { svg } from '../render.js';
+
+const W = 640, H = 260, LEFT = 64, RIGHT = 12, TOP = 12, BOTTOM = 40;
+
+// The values each chart sweeps: powers of two around the job's own value.
+export function axisValues(axis, current) {
+  const [from, to] = axis === 'seq' ? [128, Math.max(131072, current)] : [1, Math.max(128, current)];
+  const values = new Set([current]);
+  for (let v = from; v <= to; v *= 2) values.add(v);
+  return [...values].filter((v) => Number.isSafeInteger(v) && v >= 1).sort((a, b) => a - b);
+}
+
+const shortNumber = (v) => (v >= 1024 && v % 1024 === 0 ? `${v / 1024}k` : String(v));
+
+// sweepAnswer: the core's sweep; ticks: the core's axis marks; lines:
+// [{label, bytes}] capacities; current: the job's own value on this axis.
+export function drawStacked(box, { sweepAnswer, ticks, lines, current, axisLabel }) {
+  const points = sweepAnswer.points;
+  const top = ticks[ticks.length - 1].bytes;
+  const lx = (v) => Math.log2(v);
+  const [x0, x1] = [lx(points[0].value), lx(points[points.length - 1].value)];
+  const x = (v) => LEFT + (x1 === x0 ? 0.5 : (lx(v) - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
+  const y = (b) => TOP + (1 - Math.min(b, top) / top) * (H - TOP - BOTTOM);
+  const first = points[0], last = points[points.length - 1];
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', class: 'stacked',
+    'aria-label': `Memory per GPU vs ${axisLabel}: ${first.total_text} at ${first.value}, ${last.total_text} at ${last.value}` });
+  root.append(svg('title', {}, `Memory per GPU vs ${axisLabel}`));
+  for (const t of ticks) {
+    root.append(svg('line', { class: 'grid', x1: LEFT, x2: W - RIGHT, y1: y(t.bytes), y2: y(t.bytes) }));
+    root.append(svg('text', { class: 'tick', x: LEFT - 6, y: y(t.bytes) + 4, 'text-anchor': 'end' }, t.text));
+  }
+  // Stacked areas, bottom term first.
+  const lower = points.map(() => 0);
+  sweepAnswer.terms.forEach((term, ti) => {
+    if (points.every((p) => p.bytes[ti] <= 0)) return;
+    const upper = points.map((p, i) => lower[i] + p.bytes[ti]);
+    const path = [...points.map((p, i) => `${x(p.value)},${y(upper[i])}`),
+      ...points.map((p, i) => `${x(p.value)},${y(lower[i])}`).reverse()].join(' ');
+    const area = svg('polygon', { class: `area ${term.key}`, points: path, 'data-term': term.key });
+    area.append(svg('title', {}, term.label));
+    root.append(area);
+    upper.forEach((u, i) => { lower[i] = u; });
+  });
+  // The job's own value, and a hover title per point with the total.
+  root.append(svg('line', { class: 'current', x1: x(current), x2: x(current), y1: TOP, y2: H - BOTTOM }));
+  const step = Math.ceil(points.length / 9);
+  points.forEach((p, i) => {
+    const dot = svg('circle', { class: 'dot', cx: x(p.value), cy: y(p.total_bytes), r: 3 });
+    dot.append(svg('title', {}, `${axisLabel} ${p.value}: ${p.total_text}`));
+    root.append(dot);
+    if (i % step === 0 || i === points.length - 1) {
+      root.append(svg('text', { class: 'tick', x: x(p.value), y: H - BOTTOM + 16, 'text-anchor': 'middle' }, shortNumber(p.value)));
+    }
+  });
+  for (const line of lines) {
+    root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: y(line.bytes), y2: y(line.bytes) }));
+    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: y(line.bytes) - 4, 'text-anchor': 'end' }, line.label));
+  }
+  root.append(svg('text', { class: 'axis-label', x: LEFT + (W - LEFT - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, axisLabel));
+  box.replaceChildren(root);
+}
+
+// The estimate's training step timeline, when the core gives one: one bar per
+// phase, the peak phase marked. Fields are read leniently (label/phase/name,
+// text/total_text, bytes/total_bytes) so the chart follows the core's JSON.
+export function drawTimeline(box, timeline, peakPhase) {
+  const phases = Array.isArray(timeline) ? timeline : timeline?.phases;
+  if (!Array.isArray(phases) || !phases.length) return false;
+  const read = (p) => ({
+    name: String(p.label ?? p.phase ?? p.name ?? ''),
+    key: String(p.phase ?? p.name ?? p.label ?? ''),
+    bytes: Number(p.bytes ?? p.total_bytes ?? 0),
+    text: String(p.text ?? p.total_text ?? ''),
+  });
+  const rows = phases.map(read);
+  const max = Math.max(...rows.map((r) => r.bytes), 1);
+  const rowH = 26;
+  const height = rows.length * rowH + 8;
+  const peak = peakPhase ?? timeline?.peak_phase;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${height}`, role: 'img', class: 'timeline',
+    'aria-label': `Training step: ${rows.map((r) => `${r.name} ${r.text}`).join(', ')}` });
+  rows.forEach((r, i) => {
+    const yy = 4 + i * rowH;
+    const isPeak = peak !== undefined && (r.key === peak || r.name === peak);
+    root.append(svg('text', { class: 'tick', x: 150, y: yy + 16, 'text-anchor': 'end' }, r.name));
+    root.append(svg('rect', { class: `phase${isPeak ? ' peak' : ''}`, x: 158, y: yy + 3, height: rowH - 8,
+      width: Math.max(1, (r.bytes / max) * (W - 158 - 110)) }));
+    root.append(svg('text', { class: 'tick', x: W - 104, y: yy + 16 }, `${r.text}${isPeak ? ' (peak)' : ''}`));
+  });
+  box.replaceChildren(root);
+  return true;
+}
