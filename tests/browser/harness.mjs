@@ -25,9 +25,10 @@ export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self
 
 // Options: csp (header for HTML, default STRICT_CSP), override(pathname) ->
 // {status, type, body} | undefined to answer some files differently.
-export async function startServer(root = webDir, { csp = STRICT_CSP, override } = {}) {
+export async function startServer(root = webDir, { csp = STRICT_CSP, override, log } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    log?.push({ path: url.pathname, headers: req.headers });
     let file = path.join(root, decodeURIComponent(url.pathname));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
