@@ -4,7 +4,9 @@
 // gives one. Only drawing arithmetic happens here (positions on screen).
 import { svg } from '../render.js';
 
-const W = 640, H = 260, LEFT = 64, RIGHT = 12, TOP = 12, BOTTOM = 40;
+const H = 260, LEFT = 56, RIGHT = 12, TOP = 12, BOTTOM = 40;
+// Drawn at the box's own width, so text keeps its size on a phone.
+const widthOf = (box) => Math.max(300, Math.min(900, Math.round(box.clientWidth || 640)));
 
 // The values each chart sweeps: powers of two around the job's own value.
 export function axisValues(axis, current) {
@@ -18,7 +20,23 @@ const shortNumber = (v) => (v >= 1024 && v % 1024 === 0 ? `${v / 1024}k` : Strin
 
 // sweepAnswer: the core's sweep; ticks: the core's axis marks; lines:
 // [{label, bytes}] capacities; current: the job's own value on this axis.
-export function drawStacked(box, { sweepAnswer, ticks, lines, current, axisLabel }) {
+// Redrawn when the box changes width (rotation, window resize).
+const lastDraw = new Map();
+const resized = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const last = lastDraw.get(target);
+    if (last && last.width !== widthOf(target)) last.redraw();
+  }
+});
+function remember(box, redraw) {
+  if (!lastDraw.has(box)) resized.observe(box);
+  lastDraw.set(box, { width: widthOf(box), redraw });
+}
+
+export function drawStacked(box, args) {
+  remember(box, () => drawStacked(box, args));
+  const { sweepAnswer, ticks, lines, current, axisLabel } = args;
+  const W = widthOf(box);
   const points = sweepAnswer.points;
   const top = ticks[ticks.length - 1].bytes;
   const lx = (v) => Math.log2(v);
@@ -47,7 +65,7 @@ export function drawStacked(box, { sweepAnswer, ticks, lines, current, axisLabel
   });
   // The job's own value, and a hover title per point with the total.
   root.append(svg('line', { class: 'current', x1: x(current), x2: x(current), y1: TOP, y2: H - BOTTOM }));
-  const step = Math.ceil(points.length / 9);
+  const step = Math.ceil(points.length / Math.max(3, Math.floor((W - LEFT) / 48)));
   points.forEach((p, i) => {
     const dot = svg('circle', { class: 'dot', cx: x(p.value), cy: y(p.total_bytes), r: 3 });
     dot.append(svg('title', {}, `${axisLabel} ${p.value}: ${p.total_text}`));
@@ -76,6 +94,8 @@ export function drawTimeline(box, timeline, peakPhase) {
     bytes: Number(p.bytes ?? p.total_bytes ?? 0),
     text: String(p.text ?? p.total_text ?? ''),
   });
+  remember(box, () => drawTimeline(box, timeline, peakPhase));
+  const W = widthOf(box);
   const rows = phases.map(read);
   const max = Math.max(...rows.map((r) => r.bytes), 1);
   const rowH = 26;

@@ -43,6 +43,11 @@ export function renderResults(result, other, { name, options }) {
   $('needed-head').textContent = result.job.mode === 'inference' ? 'GPUs needed (TP + PP)'
     : 'GPUs needed (ZeRO-3)';
   renderFitRows(document.querySelector('#fits tbody'), result);
+  // The phone's always-visible total (a copy of the summary, hidden from screen readers).
+  const quick = $('quick');
+  quick.replaceChildren(`${modeTitle(result.job.mode)}: `, Object.assign(document.createElement('strong'), { textContent: result.total_text }),
+    ` per GPU · ${fitSummary(result)}`);
+  quick.hidden = false;
 }
 
 // What the results area shows: 'result' (fresh), 'stale' (the last good
@@ -57,4 +62,5 @@ export function showState(kind, { error = '', empty = '' } = {}) {
   $('output').hidden = kind === 'hidden' || kind === 'empty';
   $('output').classList.toggle('stale', kind === 'stale');
   if (kind === 'hidden' || kind === 'empty') $('model-info').textContent = '';
+  if (kind !== 'result') $('quick').hidden = true;
 }
