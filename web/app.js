@@ -187,13 +187,22 @@ function update({ push = false, error = null } = {}) {
 
 initModel(models, update);
 form.addEventListener('submit', (e) => e.preventDefault());
+// History: a choice (select, checkbox) adds an entry; typing adds one entry
+// at its first keystroke and then keeps replacing it, so Back undoes a whole edit.
+let typing = null;
+const typed = (e) => e.target.tagName === 'TEXTAREA' || (e.target.tagName === 'INPUT' && !['checkbox', 'radio'].includes(e.target.type));
 for (const type of ['input', 'change']) {
   form.addEventListener(type, (e) => {
     if (e.target.closest('.source')) return;
+    if (!typed(e) && type === 'input') return;  // its change event follows
     if (e.target.id === 'custom_gpu_gib') state.customGpuGib = e.target.value.trim();
     else if (e.target.name) clearOverride(e.target.name);
-    // Typing replaces the history entry; a finished choice adds one (Back undoes it).
-    update({ push: type === 'change' });
+    let push = true;
+    if (typed(e)) {
+      push = type === 'input' && typing !== e.target;
+      typing = type === 'input' ? e.target : null;
+    }
+    update({ push });
   });
 }
 $('line-gpu').addEventListener('change', () => { state.lineGpu = $('line-gpu').value; update({ push: true }); });

@@ -38,7 +38,7 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
   const host = await context.newPage();
   let dialog = false;
   host.on('dialog', async (d) => { dialog = true; await d.dismiss(); });
-  await host.route('**/blog-post.html', (route) => route.fulfill({ contentType: 'text/html',
+  await context.route('**/blog-post.html', (route) => route.fulfill({ contentType: 'text/html',
     body: `<!doctype html><html lang="en"><title>post</title><body><main>${snippet}</main></body></html>` }));
   await host.goto(`${server.url}blog-post.html`);
   await host.waitForFunction(() => document.querySelector('vram-calc').shadowRoot?.querySelector('.name')?.textContent);
