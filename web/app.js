@@ -261,6 +261,7 @@ try {
   else await update();
 } finally {
   document.body.dataset.ready = 'true';
+  performance.mark('vramcalc:first-result');  // read by bench/bench_page.mjs
 }
 
 // The cluster panel (another module, may not exist yet): mounted when present.
