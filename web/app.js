@@ -57,11 +57,19 @@ function applyQuery(q) {
   showSource();
 }
 
+// A new history entry at once; replacing the current one (while typing)
+// waits for a pause, since each history call costs milliseconds in Chromium.
+let urlTimer = 0;
 function writeUrl(push) {
-  const url = `?${stateQuery(readJob(), defaults)}${embedded ? '&embed=1' : ''}`;
-  if (url === location.search) return;
-  if (push) history.pushState(null, '', url);
-  else history.replaceState(null, '', url);
+  clearTimeout(urlTimer);
+  const write = () => {
+    const url = `?${stateQuery(readJob(), defaults)}${embedded ? '&embed=1' : ''}`;
+    if (url === location.search) return;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  };
+  if (push) write();
+  else urlTimer = setTimeout(write, 150);
 }
 
 // ---------------------------------------------------------------- compute
@@ -161,8 +169,29 @@ function compute() {
   state.resultConfig = text;
   state.other = other;
   renderResults(result, other, { name: modelName(), options });
-  renderCharts(text, job, result);
-  renderComparisons(text, job);
+  // The totals and breakdown paint first; charts and comparisons follow right
+  // after that paint (only the latest input's, when inputs come fast).
+  scheduleSecondary(() => {
+    renderCharts(text, job, result);
+    renderComparisons(text, job);
+  });
+}
+
+let secondary = null;
+function scheduleSecondary(draw) {
+  const first = secondary === null;
+  secondary = draw;
+  document.body.dataset.busy = 'true';
+  if (!first) return;
+  requestAnimationFrame(() => setTimeout(() => {
+    const run = secondary;
+    secondary = null;
+    try {
+      if (state.result) run();
+    } finally {
+      delete document.body.dataset.busy;
+    }
+  }));
 }
 
 // One place every change goes through: URL, then numbers (reloading the core

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, repo } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, settled, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
@@ -34,6 +34,7 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
     core.sweep = (...a) => { n++; return sweep.apply(core, a); };
     document.getElementById('batch').value = '2';
     document.getElementById('batch').dispatchEvent(new Event('input', { bubbles: true }));
+    while (document.body.dataset.busy) await new Promise((r) => setTimeout(r, 10));
     core.sweep = sweep;
     return n;
   });
@@ -50,7 +51,8 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
   assert.equal(await page.locator('#chart-seq text.tick').first().textContent(), '0 GB');
   // a custom GPU (GiB) is remembered in the URL and drawn as a line
   await page.fill('#custom_gpu_gib', '20');
-  assert.match(page.url(), /custom_gpu_gib=20/);
+  await settled(page);
+  await page.waitForFunction(() => location.search.includes('custom_gpu_gib=20'));
   assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 20 GiB/ }).count(), 1);
   const again = await openCalculator(context, page.url());
   assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
@@ -74,6 +76,7 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   await page.selectOption('#model', 'mixtral-8x7b');
   await page.selectOption('#mode', 'inference');
   await page.click('#compare-add');
+  await settled(page);
   const totals = await page.locator('#compare tr.total td').allInnerTexts();
   assert.deepEqual(totals, [
     native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text,
@@ -83,6 +86,7 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   const url = page.url();
   assert.equal(new URL(url).searchParams.getAll('cmp').length, 3);
   await page.click('#compare th button.remove >> nth=1');
+  await settled(page);
   assert.equal(await page.locator('#compare tr.total td').count(), 2);
   const again = await openCalculator(context, url);
   assert.equal(await again.locator('#compare tr.total td').count(), 3);
@@ -148,7 +152,7 @@ test('Hub: full addresses accepted; a fetched config is kept and used offline', 
   await page.click('#hub-fetch');
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
   assert.equal(await page.inputValue('#hub-id'), 'Org/Tiny-GPT2');
-  assert.match(page.url(), /hf=Org%2FTiny-GPT2/);
+  await page.waitForFunction(() => location.search.includes('hf=Org%2FTiny-GPT2'));
   const weights = await text(page, '#breakdown tr[data-term=weights] td.num');
   // the Hub is now unreachable: the kept copy answers, and says so
   await context.unroute('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json');

@@ -114,6 +114,7 @@ export async function openCalculator(context, url) {
   const page = watchPage(await context.newPage());
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 }).catch((e) => { throw new Error(`page did not start: ${page.jsErrors.join('; ')} ${e.message}`); });
+  await settled(page);
   return page;
 }
 
@@ -125,4 +126,9 @@ export async function waitForText(page, selector, regex, timeout = 15000) {
     return el && new RegExp(source, flags).test(el.textContent);
   }, [selector, regex.source, regex.flags], { timeout });
   return page.locator(selector).first().innerText();
+}
+
+// Waits until the charts and comparisons (drawn just after the totals paint) are up to date.
+export async function settled(page) {
+  await page.waitForSelector('body:not([data-busy])', { state: 'attached', timeout: 15000 });
 }

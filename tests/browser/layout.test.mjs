@@ -6,7 +6,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer, launchBrowser, openCalculator, screenshot, watchPage } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, screenshot, watchPage, settled } from './harness.mjs';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let server, context;
@@ -68,6 +68,7 @@ test('axe-core: no serious or critical violation on the page (light, dark, error
   const page = await openCalculator(context, `${server.url}index.html?mode=lora`);
   await page.click('#compare-add');
   await page.click('#embed');
+  await settled(page);
   for (const scheme of schemes) {
     await page.emulateMedia({ colorScheme: scheme });
     assert.deepEqual(await axe(page), [], `page, ${scheme}`);
@@ -88,6 +89,7 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   const page = await openCalculator(context, `${server.url}index.html?mode=lora`);
   // set up without moving the keyboard's starting point (the top of the page)
   await page.evaluate(() => { document.getElementById('compare-add').click(); document.querySelector('details').open = true; });
+  await settled(page);
   const reached = [];
   for (let i = 0; i < 80; i++) {
     await page.keyboard.press('Tab');

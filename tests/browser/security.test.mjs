@@ -5,7 +5,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, cspViolations, repo } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, cspViolations, settled, repo } from './harness.mjs';
 
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
 let server, context;
@@ -56,6 +56,7 @@ test('flags from the URL: true/false work, anything else is an error under the f
   assert.equal(await page.getAttribute('#flash_attention', 'aria-invalid'), 'true');
   assert.equal(await page.isVisible('#output'), false);  // no number at all
   assert.match(page.url(), /flash_attention=1/);  // the link keeps what was asked, not a silent false
+  await settled(page);
   await page.check('#flash_attention');
   assert.equal(await text(page, '#total'), '18.87 GB');
   assert.equal(await page.isVisible('#error'), false);
@@ -108,7 +109,7 @@ test('a config of 300 KB goes into the link and back', async () => {
   big._notes = 'é'.repeat(150000);  // 300 KB of UTF-8
   await page.fill('#config-text', JSON.stringify(big));
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
-  assert.ok(page.url().length > 300000);
+  await page.waitForFunction(() => location.href.length > 300000);
   const again = await openCalculator(context, page.url());
   assert.match(await text(again, '#model-info'), /124\.4 M parameters/);
   assert.equal(JSON.parse(await again.inputValue('#config-text'))._notes.length, 150000);
@@ -120,6 +121,7 @@ test('strict CSP: page works with every panel used; inline style attributes are 
   await page.selectOption('#line-gpu', 'h100');
   await page.click('#compare-add');
   await page.click('#embed');
+  await settled(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
   assert.ok((await readFileSync(await download.path())).subarray(1, 4).toString() === 'PNG');
   assert.ok(await page.locator('#chart-seq svg polygon').count() >= 4);

@@ -5,8 +5,29 @@
 import { svg } from '../render.js';
 
 const H = 260, LEFT = 56, RIGHT = 12, TOP = 12, BOTTOM = 40;
-// Drawn at the box's own width, so text keeps its size on a phone.
-const widthOf = (box) => Math.max(300, Math.min(900, Math.round(box.clientWidth || 640)));
+// Drawn at the box's own width, so text keeps its size on a phone. Widths
+// come from a ResizeObserver (reading clientWidth while drawing would force
+// a layout of the whole page on every input), and a change redraws.
+const widths = new Map();
+const redraws = new Map();
+const clampWidth = (w) => Math.max(300, Math.min(900, Math.round(w || 640)));
+const widthOf = (box) => {
+  if (!widths.has(box)) widths.set(box, clampWidth(box.clientWidth));
+  return widths.get(box);
+};
+const resized = new ResizeObserver((entries) => {
+  for (const { target, contentRect } of entries) {
+    if (!contentRect.width) continue;  // hidden
+    const w = clampWidth(contentRect.width);
+    if (w === widths.get(target)) continue;
+    widths.set(target, w);
+    redraws.get(target)?.();
+  }
+});
+function remember(box, redraw) {
+  if (!redraws.has(box)) resized.observe(box);
+  redraws.set(box, redraw);
+}
 
 // The values each chart sweeps: powers of two around the job's own value.
 export function axisValues(axis, current) {
@@ -18,21 +39,8 @@ export function axisValues(axis, current) {
 
 const shortNumber = (v) => (v >= 1024 && v % 1024 === 0 ? `${v / 1024}k` : String(v));
 
-// sweepAnswer: the core's sweep; ticks: the core's axis marks; lines:
-// [{label, bytes}] capacities; current: the job's own value on this axis.
-// Redrawn when the box changes width (rotation, window resize).
-const lastDraw = new Map();
-const resized = new ResizeObserver((entries) => {
-  for (const { target } of entries) {
-    const last = lastDraw.get(target);
-    if (last && last.width !== widthOf(target)) last.redraw();
-  }
-});
-function remember(box, redraw) {
-  if (!lastDraw.has(box)) resized.observe(box);
-  lastDraw.set(box, { width: widthOf(box), redraw });
-}
-
+// args: sweepAnswer (the core's sweep), ticks (the core's axis marks), lines
+// ([{label, bytes}] capacities), current (the job's own value), axisLabel.
 export function drawStacked(box, args) {
   remember(box, () => drawStacked(box, args));
   const { sweepAnswer, ticks, lines, current, axisLabel } = args;
