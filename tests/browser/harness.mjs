@@ -102,10 +102,10 @@ export function watchPage(page) {
   return page;
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(screenshotDir, { recursive: true });
   const file = path.join(screenshotDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }
 

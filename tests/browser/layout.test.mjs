@@ -34,7 +34,7 @@ test('no horizontal overflow at 390, 768 and 1280 px, light and dark (screenshot
           && !e.closest('.table-wrap')).slice(0, 5).map((e) => e.id || e.className || e.tagName),
       }));
       assert.ok(scroll <= inner, `${scheme} ${width}px: page is ${scroll}px wide (${wide.join(', ')})`);
-      await screenshot(page, `page-${width}-${scheme}`);
+      await screenshot(page, `page-${width}-${scheme}`, { fullPage: width === 390 });
     }
   }
   // dark mode is real: the page background follows the scheme

@@ -76,42 +76,19 @@ test('after one visit the calculator works with the server stopped', async () =>
   }
 });
 
-test('a new build is fetched past the HTTP cache and replaces the old cache', async () => {
-  const copy = await copyOfWeb();
-  const log = [];
-  const server = await startServer(copy, { log });
-  const context = await launchBrowser();
-  try {
-    const page = await openCalculator(context, server.url);
-    await waitForController(page);
-    const before = await cacheKeys(page);
-    assert.equal(before.length, 1);
-    log.length = 0;
-    await newVersion(copy, 'next-build');
-    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
-    await waitForKeys(page, (keys) => keys.length === 1 && keys[0] === 'vramcalc:/:next-build');
-    // cache: 'reload' makes Chromium ask the server afresh (no-cache), never the HTTP cache.
-    for (const file of ['/app.js', '/vramcalc.js', '/vramcalc.wasm']) {
-      const request = log.find((r) => r.path === file);
-      assert.ok(request, `${file} fetched again on install`);
-      assert.match(request.headers['cache-control'] ?? request.headers.pragma ?? '', /no-cache/);
-    }
-  } finally {
-    await context.close();
-    await server.close();
-  }
-});
-
-test('a broken deploy (an HTML error page for the wasm, invalid JSON) keeps the old cache working', async () => {
+test('a broken deploy keeps the old cache working; a good one, fetched past the HTTP cache, replaces it', async () => {
   const copy = await copyOfWeb();
   let broken = null;
-  const server = await startServer(copy, { override: (p) => broken?.[p] });
+  const log = [];
+  const server = await startServer(copy, { override: (p) => broken?.[p], log });
   const context = await launchBrowser();
   try {
     const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b`);
     await waitForController(page);
     const good = await cacheKeys(page);
+    assert.equal(good.length, 1);
     const total = await page.locator('#total').innerText();
+    // An HTML error page answered with 200 (as wasm, or as HTML), or truncated JSON: the new worker is refused.
     for (const [version, files] of [
       ['html-for-wasm', { '/vramcalc.wasm': { status: 200, type: 'application/wasm', body: '<!doctype html><p>502 Bad Gateway' } }],
       ['wrong-type', { '/vramcalc.wasm': { status: 200, type: 'text/html', body: '<p>oops' } }],
@@ -135,6 +112,17 @@ test('a broken deploy (an HTML error page for the wasm, invalid JSON) keeps the 
     await page.reload();
     await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
     assert.equal(await page.locator('#total').innerText(), total);
+    // A good build: every file fetched again with no-cache (cache: 'reload'), then the old cache goes.
+    broken = null;
+    log.length = 0;
+    await newVersion(copy, 'next-build');
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
+    await waitForKeys(page, (keys) => keys.length === 1 && keys[0] === 'vramcalc:/:next-build');
+    for (const file of ['/app.js', '/vramcalc.js', '/vramcalc.wasm']) {
+      const request = log.find((r) => r.path === file);
+      assert.ok(request, `${file} fetched again on install`);
+      assert.match(request.headers['cache-control'] ?? request.headers.pragma ?? '', /no-cache/);
+    }
   } finally {
     await context.close();
     await server.close();
