@@ -14,11 +14,12 @@ import { embedSnippet } from './embed.js';
 const $ = (id) => document.getElementById(id);
 const form = $('controls');
 
+const modelsLoading = loadModels();  // models.json downloads while the core compiles
 const core = await loadCore();
 const options = JSON.parse(core.options());
 const defaults = options.defaults;
 const gpuCatalog = JSON.parse(core.gpus());
-const models = await loadModels();
+const models = await modelsLoading;
 const fieldIds = initJob(options);
 const embedded = new URLSearchParams(location.search).has('embed');
 if (embedded) document.body.classList.add('embedded');
