@@ -90,34 +90,41 @@ export function drawStacked(box, args) {
   box.replaceChildren(root);
 }
 
-// The estimate's training step timeline, when the core gives one: one bar per
-// phase, the peak phase marked. Fields are read leniently (label/phase/name,
-// text/total_text, bytes/total_bytes) so the chart follows the core's JSON.
+// The estimate's training step timeline, when the core gives one: one bar
+// per phase, stacked by term, the peak phase marked. Read leniently
+// (phases[] with key/label/bytes/text/terms{key: bytes}, peak flag or
+// timeline.peak_phase) so the chart follows the core's JSON.
 export function drawTimeline(box, timeline, peakPhase) {
   const phases = Array.isArray(timeline) ? timeline : timeline?.phases;
   if (!Array.isArray(phases) || !phases.length) return false;
-  const read = (p) => ({
-    name: String(p.label ?? p.phase ?? p.name ?? ''),
-    key: String(p.phase ?? p.name ?? p.label ?? ''),
-    bytes: Number(p.bytes ?? p.total_bytes ?? 0),
-    text: String(p.text ?? p.total_text ?? ''),
-  });
   remember(box, () => drawTimeline(box, timeline, peakPhase));
   const W = widthOf(box);
-  const rows = phases.map(read);
-  const max = Math.max(...rows.map((r) => r.bytes), 1);
-  const rowH = 26;
-  const height = rows.length * rowH + 8;
   const peak = peakPhase ?? timeline?.peak_phase;
+  const rows = phases.map((p) => {
+    const key = String(p.key ?? p.phase ?? p.name ?? p.label ?? '');
+    return { key, name: String(p.label ?? key), bytes: Number(p.bytes ?? p.total_bytes ?? 0), text: String(p.text ?? p.total_text ?? ''),
+      terms: p.terms && typeof p.terms === 'object' ? Object.entries(p.terms) : [], peak: p.peak === true || (peak !== undefined && key === peak) };
+  });
+  const max = Math.max(...rows.map((r) => r.bytes), 1);
+  const labelW = Math.min(200, Math.round(W * 0.38)), textW = 110, rowH = 40;
+  const barW = W - labelW - textW - 8;
+  const height = rows.length * rowH + 6;
   const root = svg('svg', { viewBox: `0 0 ${W} ${height}`, role: 'img', class: 'timeline',
-    'aria-label': `Training step: ${rows.map((r) => `${r.name} ${r.text}`).join(', ')}` });
+    'aria-label': `Training step: ${rows.map((r) => `${r.name} ${r.text}${r.peak ? ' (peak)' : ''}`).join(', ')}` });
   rows.forEach((r, i) => {
     const yy = 4 + i * rowH;
-    const isPeak = peak !== undefined && (r.key === peak || r.name === peak);
-    root.append(svg('text', { class: 'tick', x: 150, y: yy + 16, 'text-anchor': 'end' }, r.name));
-    root.append(svg('rect', { class: `phase${isPeak ? ' peak' : ''}`, x: 158, y: yy + 3, height: rowH - 8,
-      width: Math.max(1, (r.bytes / max) * (W - 158 - 110)) }));
-    root.append(svg('text', { class: 'tick', x: W - 104, y: yy + 16 }, `${r.text}${isPeak ? ' (peak)' : ''}`));
+    root.append(svg('text', { class: `tick phase-label${r.peak ? ' peak' : ''}`, x: 0, y: yy + 14 }, r.name));
+    let x = labelW;
+    const parts = r.terms.length ? r.terms : [['other', r.bytes]];
+    for (const [term, bytes] of parts) {
+      const w = (Number(bytes) / max) * barW;
+      if (w <= 0) continue;
+      const rect = svg('rect', { class: `area ${term}`, x, y: yy + 20, width: Math.max(0.5, w), height: 14 });
+      rect.append(svg('title', {}, term));
+      root.append(rect);
+      x += w;
+    }
+    root.append(svg('text', { class: `tick phase-label${r.peak ? ' peak' : ''}`, x: W - textW + 4, y: yy + 32 }, `${r.text}${r.peak ? ' peak' : ''}`));
   });
   box.replaceChildren(root);
   return true;
