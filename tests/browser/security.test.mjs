@@ -22,17 +22,24 @@ const text = (page, selector) => page.locator(selector).first().innerText();
 
 test('the Embed snippet escapes every value: the issue\'s payload stays an attribute', async () => {
   const payload = 'x"></vram-calc><img src=x onerror=alert(document.domain)><vram-calc x="';
+  // The issue's link: the core rejects the targets in every mode, so the page shows the error and offers no snippet.
   const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&lora_targets=${encodeURIComponent(payload)}`);
-  await page.click('#embed');
-  const snippet = await page.inputValue('#embed-code');
-  // Parsed as HTML, the snippet holds the widget (script + element) and the iframe, nothing else.
+  assert.match(await text(page, '#error'), /^job\.lora_targets: /);
+  assert.equal(await page.getAttribute('#lora_targets', 'aria-invalid'), 'true');
+  assert.equal(await page.isVisible('#embed'), false);
+  // The snippet writer itself escapes whatever it is given: the payload in the model id and in a field.
+  const snippet = await page.evaluate(async (p) => (await import('./embed.js')).embedSnippet({
+    here: new URL('./', location.href).href, modelId: p, changed: { lora_targets: p, mode: 'lora' },
+    query: new URLSearchParams({ model: p, lora_targets: p }) }), payload);
   const parsed = await page.evaluate((html) => {
     const doc = new DOMParser().parseFromString(html, 'text/html');
     return { tags: [...doc.body.querySelectorAll('*')].map((e) => e.tagName.toLowerCase()),
+      model: doc.querySelector('vram-calc').getAttribute('model'),
       targets: doc.querySelector('vram-calc').getAttribute('lora-targets'),
       src: doc.querySelector('iframe').getAttribute('src') };
   }, snippet);
   assert.deepEqual(parsed.tags, ['vram-calc', 'iframe']);  // the <script> sits in <head> when parsed alone
+  assert.equal(parsed.model, payload);
   assert.equal(parsed.targets, payload);
   assert.equal(new URL(parsed.src).searchParams.get('lora_targets'), payload);
   // Rendered into a host page: no element beyond the widget and no script runs.
@@ -42,10 +49,10 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
   await context.route('**/blog-post.html', (route) => route.fulfill({ contentType: 'text/html',
     body: `<!doctype html><html lang="en"><title>post</title><body><main>${snippet}</main></body></html>` }));
   await host.goto(`${server.url}blog-post.html`);
-  await host.waitForFunction(() => document.querySelector('vram-calc').shadowRoot?.querySelector('.name')?.textContent);
+  await host.waitForFunction(() => document.querySelector('vram-calc').dataset.error);
   const tags = await host.evaluate(() => [...document.querySelector('main').querySelectorAll('*')].map((e) => e.tagName.toLowerCase()));
   assert.deepEqual(tags, ['script', 'vram-calc', 'iframe']);
-  await host.waitForTimeout(300);
+  assert.match(await host.evaluate(() => document.querySelector('vram-calc').dataset.error), /^model: unknown model/);
   assert.equal(dialog, false);
   await host.close();
 });

@@ -68,7 +68,14 @@ export function initJob(coreOptions) {
   for (const key of Object.keys(defaults)) {
     if (!$(key) && key !== CUSTOM_GPU) more.append(genericControl(key));
   }
-  more.hidden = !more.children.length;
+  $('more-box').hidden = !more.children.length;
+  // Controls for fields the core no longer reads are hidden, never silently ignored.
+  for (const control of document.querySelectorAll('#controls [name]')) {
+    if (control.name in defaults) continue;
+    const label = control.closest('label') ?? document.querySelector(`label[for="${control.id}"]`);
+    label?.remove();
+    control.remove();
+  }
   fieldIds = Object.keys(defaults).filter((k) => $(k) && k !== CUSTOM_GPU);
   return fieldIds;
 }
