@@ -88,7 +88,7 @@ test('axe-core: no serious or critical violation on the page (light, dark, error
 test('keyboard only: Tab reaches every control with a visible focus ring; tabs move with arrow keys', async () => {
   const page = await openCalculator(context, `${server.url}index.html?mode=lora`);
   // set up without moving the keyboard's starting point (the top of the page)
-  await page.evaluate(() => { document.getElementById('compare-add').click(); document.querySelector('details').open = true; });
+  await page.evaluate(() => { document.getElementById('compare-add').click(); document.querySelectorAll('details').forEach((d) => { d.open = true; }); });
   await settled(page);
   const reached = [];
   for (let i = 0; i < 80; i++) {

@@ -40,8 +40,14 @@ export function renderResults(result, other, { name, options }) {
   renderList($('notes'), result.notes);
   renderList($('assumptions'), result.assumptions);
   $('assumptions-box').hidden = !result.assumptions?.length;
+  // The core fits training with the chosen ZeRO stage, or ZeRO-3 when none is chosen (core/fit.cpp).
   $('needed-head').textContent = result.job.mode === 'inference' ? 'GPUs needed (TP + PP)'
-    : 'GPUs needed (ZeRO-3)';
+    : `GPUs needed (ZeRO-${result.layout.zero > 0 ? result.layout.zero : 3})`;
+  // A sequence longer than the model was trained for: a hint, not an error (the numbers still hold).
+  const context = m.context_length ?? m.max_position_embeddings ?? m.max_positions;
+  const warn = $('seq-hint');
+  warn.hidden = !(context > 0 && result.job.seq > context);
+  warn.textContent = warn.hidden ? '' : `Longer than ${name}'s context of ${context} tokens.`;
   renderFitRows(document.querySelector('#fits tbody'), result);
   // The phone's always-visible total (a copy of the summary, hidden from screen readers).
   const quick = $('quick');
