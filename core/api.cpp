@@ -317,6 +317,9 @@ std::string solve_current(const std::string& job_json, const std::string& questi
     });
 }
 
+const Model* current_model() { return current.model ? &*current.model : nullptr; }
+const std::string& current_model_error() { return current.error; }
+
 std::string models_summary(const std::string& models_json) {
     return guarded([&] {
         JsonWriter w;

@@ -43,6 +43,10 @@ std::string solve_current(const std::string& job_json, const std::string& questi
 // returned text stays valid until the next call.
 std::string use_config(const std::string& config_json);
 const std::string& estimate_current(const std::string& job_json);
+// The model use_config chose, or null when its config was rejected (then
+// current_model_error() is the error answer use_config gave).
+const Model* current_model();
+const std::string& current_model_error();
 // {"ok":true,"models":[{id,name,hf_id,params_total,params_active,config}]} for the model picker.
 std::string models_summary(const std::string& models_json);
 std::string gpus_json();

@@ -4,6 +4,7 @@
 #include <emscripten/val.h>
 
 #include "api.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -29,4 +30,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("cluster", &vramcalc::cluster_current);
     emscripten::function("solve", &vramcalc::solve_request);
     emscripten::function("solveCurrent", &vramcalc::solve_current);
+    emscripten::function("sweep", &vramcalc::sweep_json);
+    emscripten::function("matrix", &vramcalc::matrix_json);
+    emscripten::function("ticks", &vramcalc::ticks_json);
 }

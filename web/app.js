@@ -1,247 +1,256 @@
-// The calculator page: reads the form, asks the core, shows what it says.
-import { loadCore, loadModels, estimate, counterpartJob, fitSummary, fetchHubConfig, jobValue, modeTitles } from './vramcalc-client.js';
-import { renderBar, renderBreakdownRows, renderFitRows } from './render.js';
+// The calculator page: one state object (state.js), one module per panel
+// (panels/), and this file turning state into core calls and renders.
+import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, ticks, counterpartJob, savedHubConfig, jobValue,
+  modeTitle } from './vramcalc-client.js';
+import { state, stateQuery, unbase64url } from './state.js';
+import { initJob, setField, readJob, clearOverride, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
+import { initModel, showSource, configText, modelName, sourceControl, fetchHub } from './panels/model.js';
+import { renderResults, showState } from './panels/results.js';
+import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
+import { renderMatrix, renderCompare } from './panels/compare.js';
+import { exportJson, exportCsv, exportMarkdown, exportPng } from './panels/export.js';
+import { embedSnippet } from './embed.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('controls');
 
+const modelsLoading = loadModels();  // models.json downloads while the core compiles
 const core = await loadCore();
 const options = JSON.parse(core.options());
 const defaults = options.defaults;
-const models = await loadModels();
-const fieldIds = Object.keys(defaults).filter((k) => $(k));
+const gpuCatalog = JSON.parse(core.gpus());
+const models = await modelsLoading;
+const fieldIds = initJob(options);
+const embedded = new URLSearchParams(location.search).has('embed');
+if (embedded) document.body.classList.add('embedded');
 
-// Where the model comes from: the catalog, a pasted config, or the Hub.
-const source = { kind: 'catalog', modelId: 'llama-3-8b', pasted: '', hubId: '', hubText: '' };
-let lastResult = null;
-
-// ---------------------------------------------------------------- setup
-
-for (const d of options.dtypes) $('dtype').append(new Option(`${d.label} (${d.bits} bits)`, d.id));
-for (const k of options.kv_dtypes) $('kv_dtype').append(new Option(k === 'auto' ? 'same as compute' : k, k));
-for (const m of models) {
-  const label = `${m.name} · ${m.params_total_text}${m.is_moe ? ` (${m.params_active_text} active)` : ''}`;
-  $('model').append(new Option(label, m.id));
-  $('model-list').append(new Option(m.name, m.name));
-}
-
-function setField(key, value) {
-  const input = $(key);
-  if (input.type === 'checkbox') input.checked = value === true || value === 'true';
-  else input.value = String(value);
-}
-
-function readJob() {
-  const job = {};
-  for (const key of fieldIds) {
-    const input = $(key);
-    job[key] = jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
-  }
-  return job;
+for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none', name: 'None' }, ...gpuCatalog]) {
+  $('line-gpu').append(new Option(g.capacity_text ? `${g.name} · ${g.capacity_text}` : g.name, g.id));
 }
 
 // ---------------------------------------------------------------- URL state
 
-function base64url(text) {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-function unbase64url(text) {
-  const bin = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  return new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
-}
-
-function stateQuery() {
-  const q = new URLSearchParams();
-  if (source.kind === 'catalog') q.set('model', source.modelId);
-  if (source.kind === 'hub') q.set('hf', source.hubId);
-  if (source.kind === 'paste') q.set('cfg', base64url(source.pasted));
-  const job = readJob();
-  for (const key of fieldIds) if (String(job[key]) !== String(defaults[key])) q.set(key, String(job[key]));
-  return q;
-}
-
 function applyQuery(q) {
   for (const key of fieldIds) setField(key, q.has(key) ? q.get(key) : defaults[key]);
+  const s = state.source;
+  s.kind = 'catalog';
+  s.modelId = q.get('model') ?? 'llama-3-8b';
+  s.pasted = '';
+  s.hubId = '';
+  s.hubText = '';
   if (q.has('cfg')) {
+    s.kind = 'paste';
     try {
-      source.kind = 'paste';
-      source.pasted = unbase64url(q.get('cfg'));
+      s.pasted = unbase64url(q.get('cfg'));
     } catch {
-      source.pasted = '';
+      s.pasted = '';
+      s.badLink = true;
     }
-    $('config-text').value = source.pasted;
   } else if (q.has('hf')) {
-    source.kind = 'hub';
-    source.hubId = q.get('hf');
-    $('hub-id').value = source.hubId;
-  } else if (q.has('model')) {
-    source.modelId = q.get('model');
+    s.kind = 'hub';
+    s.hubId = q.get('hf');
   }
-  if (q.has('embed')) document.body.classList.add('embedded');
+  state.customGpuGib = q.get('custom_gpu_gib') ?? '';
+  $('custom_gpu_gib').value = state.customGpuGib;
+  state.lineGpu = q.get('line') ?? '';
+  $('line-gpu').value = state.lineGpu;
+  state.compare = q.getAll('cmp').slice(0, 4);
+  showSource();
 }
 
-// ---------------------------------------------------------------- compute + render
-
-function configText() {
-  if (source.kind === 'paste') return source.pasted;
-  if (source.kind === 'hub') return source.hubText;
-  const model = models.find((m) => m.id === source.modelId);
-  return model ? JSON.stringify(model.config) : null;
+// A new history entry at once; replacing the current one (while typing)
+// waits for a pause, since each history call costs milliseconds in Chromium.
+let urlTimer = 0;
+function writeUrl(push) {
+  clearTimeout(urlTimer);
+  const write = () => {
+    const url = `?${stateQuery(readJob(), defaults)}${embedded ? '&embed=1' : ''}`;
+    if (url === location.search) return;
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  };
+  if (push) write();
+  else urlTimer = setTimeout(write, 150);
 }
 
-function modelName() {
-  if (source.kind === 'hub') return source.hubId;
-  if (source.kind === 'paste') return 'pasted config.json';
-  return models.find((m) => m.id === source.modelId)?.name ?? source.modelId;
-}
+// ---------------------------------------------------------------- compute
 
-// The control to outline for an error's field: a job field's own input, or
-// wherever the model came from for config errors.
+// The control that an error's field belongs to.
 function controlFor(field) {
-  if (field.startsWith('job.')) return $(field.slice(4));
-  if (field === 'model' || field.startsWith('config')) {
-    return { paste: $('config-text'), hub: $('hub-id'), catalog: $('model') }[source.kind];
+  if (field.startsWith('job.')) return $(field.slice(4).split(/[.[]/)[0]);
+  if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
+  return null;
+}
+// The message under a field reads without the field path in front.
+const plainMessage = (message, field) => (message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message);
+
+function fail({ field, message }, keepResult) {
+  const control = controlFor(field);
+  showFieldError(control, plainMessage(message, field));
+  // Dimmed last result only for the same model: another model's figures never stay.
+  const stale = keepResult && state.result !== null && state.resultConfig === configText();
+  showState(stale ? 'stale' : 'hidden', { error: stale ? `${message} (the figures below are the last valid ones)` : message });
+  if (!stale) state.result = null;
+}
+
+function chartLines(result) {
+  const lines = [];
+  const custom = result.fits.find((f) => f.id === 'custom');
+  if (custom) lines.push({ label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
+  else if (state.customGpuGib !== '' && Number(state.customGpuGib) > 0) {
+    // Until the core knows custom_gpu_gib: the typed size, in bytes, for the line only.
+    lines.push({ label: `Your GPU · ${state.customGpuGib} GiB`, bytes: Number(state.customGpuGib) * 2 ** 30 });
+  }
+  if (state.lineGpu === 'none') return lines;
+  const pick = state.lineGpu ? result.fits.find((f) => f.id === state.lineGpu)
+    : result.fits.find((f) => f.fits_as_configured) ?? result.fits[result.fits.length - 1];
+  if (pick) lines.push({ label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
+  return lines;
+}
+
+function renderCharts(text, job, result) {
+  const lines = chartLines(result);
+  for (const [axis, box, label] of [['seq', $('chart-seq'), 'sequence length'], ['batch', $('chart-batch'), 'batch']]) {
+    const answer = sweep(text, job, axis, axisValues(axis, result.job[axis]));
+    if (!answer.ok) { box.replaceChildren(); continue; }
+    const max = Math.max(...answer.points.map((p) => p.total_bytes), ...lines.map((l) => l.bytes));
+    const marks = ticks(max);
+    if (!marks.ok) { box.replaceChildren(); continue; }
+    drawStacked(box, { sweepAnswer: answer, ticks: marks.ticks, lines, current: result.job[axis], axisLabel: label });
+  }
+  $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase);
+}
+
+function renderComparisons(text, job) {
+  const m = matrix(text, job);
+  if (m.ok) renderMatrix($('matrix'), m, job);
+  const setups = state.compare.map((query) => setupFor(new URLSearchParams(query)));
+  renderCompare($('compare'), setups, (i) => { state.compare.splice(i, 1); update({ push: true }); });
+}
+
+// A saved setup (its query string) as a title and a core answer.
+function setupFor(q) {
+  const job = {};
+  for (const key of fieldIds) job[key] = jobValue(q.get(key) ?? defaults[key], defaults[key]);
+  let text = null;
+  let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
+  if (q.has('model')) {
+    const m = models.find((x) => x.id === q.get('model'));
+    text = m ? JSON.stringify(m.config) : null;
+    title = m ? m.name : title;
+  } else if (q.has('hf')) text = q.get('hf') === state.source.hubId ? state.source.hubText : savedHubConfig(q.get('hf'));
+  else if (q.has('cfg')) { try { text = unbase64url(q.get('cfg')); } catch { text = null; } }
+  const result = text ? estimate(text, job) : { ok: false, error: { message: 'config not available offline' } };
+  const subtitle = `${modeTitle(job.mode)} · ${result.ok ? result.weight_format : job.dtype} · ${job.batch} × ${job.seq} · ${job.gpus} GPU${job.gpus > 1 ? 's' : ''}`;
+  return { title, subtitle, result };
+}
+
+function compute() {
+  showModeFields($('mode').value);
+  const s = state.source;
+  const text = configText();
+  if (s.badLink) {
+    s.badLink = false;
+    return fail({ field: 'config', message: 'config: the link\'s cfg= value is not a valid encoded config.json' }, false);
+  }
+  if (text === null) return fail({ field: 'model', message: `model: unknown model '${s.modelId}'` }, false);
+  if (text === '') {
+    clearFieldErrors();
+    state.result = null;
+    return showState('empty', { empty: s.kind === 'hub' ? 'Type a Hugging Face model id or address and press Fetch config.'
+      : 'Paste or drop a config.json to see what it needs.' });
+  }
+  const job = readJob({ forCore: true });
+  const result = estimate(text, job);
+  if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
+  const other = estimate(text, counterpartJob(job, options));
+  clearFieldErrors();
+  showState('result');
+  state.result = result;
+  state.resultConfig = text;
+  state.other = other;
+  renderResults(result, other, { name: modelName(), options });
+  // The totals and breakdown paint first; charts and comparisons follow right
+  // after that paint (only the latest input's, when inputs come fast).
+  scheduleSecondary(() => {
+    renderCharts(text, job, result);
+    renderComparisons(text, job);
+  });
+}
+
+let secondary = null;
+function scheduleSecondary(draw) {
+  const first = secondary === null;
+  secondary = draw;
+  document.body.dataset.busy = 'true';
+  if (!first) return;
+  requestAnimationFrame(() => setTimeout(() => {
+    const run = secondary;
+    secondary = null;
+    try {
+      if (state.result) run();
+    } finally {
+      delete document.body.dataset.busy;
+    }
+  }));
+}
+
+// One place every change goes through: URL, then numbers (reloading the core
+// first if a previous input made it trap).
+let pending = null;
+function update({ push = false, error = null } = {}) {
+  writeUrl(push);
+  if (error) return fail(error, false);
+  if (coreBroken()) {
+    pending ??= loadCore().then(() => { pending = null; compute(); });
+    return pending;
+  }
+  try {
+    compute();
+  } catch (e) {
+    fail({ field: 'internal', message: `internal: ${e.message}` }, false);
   }
   return null;
 }
 
-function markInvalid(field) {
-  for (const input of form.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
-  controlFor(field)?.setAttribute('aria-invalid', 'true');
-}
+// ---------------------------------------------------------------- events
 
-function showError(message, field) {
-  $('error').textContent = message;
-  $('error').hidden = false;
-  $('output').hidden = true;
-  markInvalid(field);
-}
-
-function renderCard(card, result, title) {
-  if (title) card.querySelector('[data-title]').textContent = title;
-  if (!result.ok) {
-    card.querySelector('[data-total]').textContent = '—';
-    card.querySelector('[data-sub]').textContent = result.error.message;
-    return;
-  }
-  card.querySelector('[data-total]').textContent = result.total_text;
-  card.querySelector('[data-sub]').textContent =
-    `per GPU${result.layout.gpus > 1 ? ` × ${result.layout.gpus}` : ''} · ${fitSummary(result)}`;
-}
-
-function render(result, other) {
-  $('error').hidden = true;
-  $('output').hidden = false;
-  markInvalid('');
-  const m = result.model;
-  $('model-info').textContent = `${modelName()}: ${m.params_total_text} parameters` +
-    (m.is_moe ? ` (${m.params_active_text} active per token, ${m.experts_per_token} of ${m.experts} experts)` : '') +
-    ` · ${m.layers} layers, hidden ${m.hidden_size}`;
-  const [inference, training] = result.job.mode === 'inference' ? [result, other] : [other, result];
-  renderCard($('card-inference'), inference);
-  renderCard($('card-training'), training, modeTitles[result.job.mode === 'inference' ? counterpartJob(result.job, options).mode : result.job.mode]);
-  $('card-inference').classList.toggle('current', result.job.mode === 'inference');
-  $('card-training').classList.toggle('current', result.job.mode !== 'inference');
-  $('breakdown-title').textContent = `${modeTitles[result.job.mode]} · ${result.weight_format} · breakdown per GPU`;
-  renderBar($('bar'), result);
-  renderBreakdownRows(document.querySelector('#breakdown tbody'), result);
-  $('total').textContent = result.total_text;
-  $('total-note').textContent = result.layout.gpus > 1
-    ? `${result.total_all_gpus_text} over ${result.layout.gpus} GPUs (DP ${result.layout.dp} × TP ${result.layout.tp} × PP ${result.layout.pp})`
-    : '';
-  $('ratio').textContent = `Raw weights: ${result.weights_reference_text}. This job needs ${result.ratio_text} that.`;
-  const notes = $('notes');
-  notes.replaceChildren(...result.notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
-  $('needed-head').textContent = result.job.mode === 'inference' ? 'GPUs needed (TP + PP)' : 'GPUs needed (ZeRO-3)';
-  renderFitRows(document.querySelector('#fits tbody'), result);
-}
-
-function compute() {
-  for (const el of document.querySelectorAll('[data-show]')) {
-    el.hidden = !el.dataset.show.split(' ').includes($('mode').value);
-  }
-  const text = configText();
-  history.replaceState(null, '', `?${stateQuery()}`);
-  if (text === null) return showError(`model: unknown model '${source.modelId}'`, 'model');
-  if (text === '') {
-    return showError(source.kind === 'hub' ? 'Hugging Face id: type a model id and press Fetch config'
-      : 'config: paste or drop a config.json', 'config');
-  }
-  const job = readJob();
-  const result = estimate(core, text, job);
-  if (!result.ok) return showError(result.error.message, result.error.field);
-  lastResult = result;
-  render(result, estimate(core, text, counterpartJob(job, options)));
-}
-
-// ---------------------------------------------------------------- model sources
-
-function selectSource(kind) {
-  source.kind = kind;
-  for (const tab of document.querySelectorAll('[role=tab]')) tab.setAttribute('aria-selected', String(tab.dataset.source === kind));
-  for (const panel of document.querySelectorAll('.source')) panel.hidden = panel.dataset.source !== kind;
-}
-
-for (const tab of document.querySelectorAll('[role=tab]')) {
-  tab.addEventListener('click', () => { selectSource(tab.dataset.source); compute(); });
-}
-
-$('model').addEventListener('change', () => { source.modelId = $('model').value; compute(); });
-$('model-search').addEventListener('input', () => {
-  const q = $('model-search').value.trim().toLowerCase();
-  const matches = [];
-  for (const opt of $('model').options) {
-    const hit = opt.text.toLowerCase().includes(q) || opt.value.includes(q);
-    opt.hidden = !hit;
-    if (hit) matches.push(opt);
-  }
-  const exact = models.find((m) => m.name.toLowerCase() === q || m.id === q);
-  const pick = exact ? exact.id : matches.length === 1 ? matches[0].value : null;
-  if (pick) {
-    $('model').value = pick;
-    source.modelId = pick;
-    compute();
-  }
-});
-
-$('config-text').addEventListener('input', () => { source.pasted = $('config-text').value; compute(); });
-async function loadFile(file) {
-  source.pasted = await file.text();
-  $('config-text').value = source.pasted;
-  selectSource('paste');
-  compute();
-}
-$('config-file').addEventListener('change', () => { if ($('config-file').files[0]) loadFile($('config-file').files[0]); });
-for (const target of [$('config-text'), document.body]) {
-  target.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
-  target.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
-  target.addEventListener('drop', (e) => {
-    e.preventDefault();
-    $('config-text').classList.remove('drop');
-    const file = e.dataTransfer.files[0];
-    if (file) loadFile(file);
+initModel(models, update);
+form.addEventListener('submit', (e) => e.preventDefault());
+// History: a choice (select, checkbox) adds an entry; typing adds one entry
+// at its first keystroke and then keeps replacing it, so Back undoes a whole edit.
+let typing = null;
+const typed = (e) => e.target.tagName === 'TEXTAREA' || (e.target.tagName === 'INPUT' && !['checkbox', 'radio'].includes(e.target.type));
+for (const type of ['input', 'change']) {
+  form.addEventListener(type, (e) => {
+    if (e.target.closest('.source')) return;
+    if (!typed(e) && type === 'input') return;  // its change event follows
+    if (e.target.id === 'custom_gpu_gib') state.customGpuGib = e.target.value.trim();
+    else if (e.target.name) clearOverride(e.target.name);
+    let push = true;
+    if (typed(e)) {
+      push = type === 'input' && typing !== e.target;
+      typing = type === 'input' ? e.target : null;
+    }
+    update({ push });
   });
 }
+$('line-gpu').addEventListener('change', () => { state.lineGpu = $('line-gpu').value; update({ push: true }); });
+$('compare-add').addEventListener('click', () => {
+  const q = stateQuery(readJob(), defaults);
+  q.delete('cmp');
+  q.delete('line');
+  if (state.compare.length >= 4) state.compare.shift();
+  state.compare.push(q.toString());
+  update({ push: true });
+});
+window.addEventListener('popstate', () => {
+  applyQuery(new URLSearchParams(location.search));
+  if (state.source.kind === 'hub' && state.source.hubId) fetchHub({ push: false });
+  else update();
+});
 
-async function fetchHub() {
-  source.hubId = $('hub-id').value.trim();
-  source.hubText = '';
-  $('hub-fetch').disabled = true;
-  try {
-    source.hubText = await fetchHubConfig(source.hubId);
-    compute();
-  } catch (e) {
-    history.replaceState(null, '', `?${stateQuery()}`);
-    showError(e.message, 'config');
-  } finally {
-    $('hub-fetch').disabled = false;
-  }
-}
-$('hub-fetch').addEventListener('click', fetchHub);
-$('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') fetchHub(); });
-
-// ---------------------------------------------------------------- share / export / embed
-
+const exportArgs = () => ({ name: modelName(), configText: configText(), result: state.result, other: state.other, link: location.href });
 $('share').addEventListener('click', async () => {
   try {
     await navigator.clipboard.writeText(location.href);
@@ -251,47 +260,42 @@ $('share').addEventListener('click', async () => {
   }
   setTimeout(() => { $('share').textContent = 'Copy link'; }, 2000);
 });
+$('export').addEventListener('click', () => state.result && exportJson(exportArgs()));
+$('export-csv').addEventListener('click', () => state.result && exportCsv(exportArgs()));
+$('export-md').addEventListener('click', () => state.result && exportMarkdown(exportArgs()));
+$('export-png').addEventListener('click', () => state.result && exportPng(exportArgs()));
 
-$('export').addEventListener('click', () => {
-  if (!lastResult) return;
-  const data = { model: modelName(), config: JSON.parse(configText()), estimate: lastResult, link: location.href };
-  const a = document.createElement('a');
-  a.href = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
-  a.download = `vramcalc-${(source.modelId || 'model').replace(/[^\w.-]/g, '_')}-${lastResult.job.mode}.json`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-});
-
-function embedSnippet() {
-  const here = new URL('./', location.href).href;
-  const job = readJob();
-  const attrs = [];
-  if (source.kind === 'catalog') attrs.push(`model="${source.modelId}"`);
-  for (const key of fieldIds) {
-    if (String(job[key]) !== String(defaults[key])) attrs.push(`${key.replaceAll('_', '-')}="${job[key]}"`);
-  }
-  const iframe = `<iframe src="${here}index.html?${stateQuery()}&embed=1" width="100%" height="720" style="border:0" loading="lazy" title="vramcalc"></iframe>`;
-  const widget = `<script type="module" src="${here}widget.js"></script>\n<vram-calc ${attrs.join(' ')}></vram-calc>`;
-  return source.kind === 'catalog' ? `${widget}\n\n<!-- or, as an iframe: -->\n${iframe}` : iframe;
-}
 $('embed').addEventListener('click', () => {
-  $('embed-box').hidden = !$('embed-box').hidden;
-  $('embed-code').value = embedSnippet();
+  const open = $('embed-box').hidden;
+  $('embed-box').hidden = !open;
+  $('embed').setAttribute('aria-expanded', String(open));
+  const job = readJob();
+  const changed = Object.fromEntries(Object.entries(job).filter(([k, v]) => String(v) !== String(defaults[k])));
+  const query = stateQuery(job, defaults);
+  query.delete('cmp');
+  $('embed-code').value = embedSnippet({ here: new URL('./', location.href).href,
+    modelId: state.source.kind === 'catalog' ? state.source.modelId : null, changed, query });
 });
 
-form.addEventListener('input', (e) => { if (!e.target.closest('.source')) compute(); });
-form.addEventListener('change', (e) => { if (!e.target.closest('.source')) compute(); });
-window.addEventListener('popstate', () => { applyQuery(new URLSearchParams(location.search)); selectSource(source.kind); compute(); });
+// The iframe embed tells its host how tall it is, for hosts that resize it.
+if (embedded && window.parent !== window) {
+  new ResizeObserver(() => window.parent.postMessage({ vramcalcHeight: document.documentElement.scrollHeight }, '*'))
+    .observe(document.body);
+}
 
 // ---------------------------------------------------------------- start
 
-applyQuery(new URLSearchParams(location.search));
-selectSource(source.kind);
-$('model').value = source.modelId;
-if (source.kind === 'hub' && source.hubId) fetchHub();
-else compute();
-document.body.dataset.ready = 'true';
-
-if ('serviceWorker' in navigator && !document.body.classList.contains('embedded')) {
-  navigator.serviceWorker.register('sw.js').catch(() => {});
+try {
+  applyQuery(new URLSearchParams(location.search));
+  if (state.source.kind === 'hub' && state.source.hubId) await fetchHub({ push: false });
+  else await update();
+} finally {
+  document.body.dataset.ready = 'true';
+  performance.mark('vramcalc:first-result');  // read by bench/bench_page.mjs
 }
+
+// The cluster panel (another module, may not exist yet): mounted when present.
+import('./panels/cluster.js').then((mod) => mod.mount?.($('cluster'), { state, core, options, update }))
+  .catch(() => { $('cluster').hidden = true; });
+
+if ('serviceWorker' in navigator && !embedded) navigator.serviceWorker.register('sw.js').catch(() => {});

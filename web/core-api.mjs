@@ -1,18 +1,35 @@
-// The fast way to ask the core for estimates, for the page, the widget and
-// the Node tests alike (no DOM here). The config crosses into wasm only when
-// it changes, and answers come back as bytes decoded natively.
+// The fast way to ask the core, for the page, the widget and the Node tests
+// alike (no DOM here). The config crosses into wasm only when it changes,
+// and answers come back as bytes decoded natively.
 const decoder = new TextDecoder();
 
 export function coreApi(core) {
   let currentConfig = null;
+  const use = (configText) => {
+    if (configText !== currentConfig) {
+      currentConfig = null;  // a throw below leaves no half-chosen config behind
+      core.useConfig(configText);
+      currentConfig = configText;
+    }
+  };
   return {
     estimate(configText, job) {
-      if (configText !== currentConfig) {
-        core.useConfig(configText);
-        currentConfig = configText;
-      }
+      use(configText);
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.
       return JSON.parse(decoder.decode(core.estimateView(JSON.stringify(job))));
+    },
+    // Per-term bytes for one job field over `values` (one core call).
+    sweep(configText, job, axis, values) {
+      use(configText);
+      return JSON.parse(core.sweep(JSON.stringify(job), axis, JSON.stringify(values)));
+    },
+    // Total per GPU for every weight format × mode.
+    matrix(configText, job) {
+      use(configText);
+      return JSON.parse(core.matrix(JSON.stringify(job)));
+    },
+    ticks(maxBytes) {
+      return JSON.parse(core.ticks(maxBytes));
     },
   };
 }

@@ -1,7 +1,17 @@
-// DOM rendering of a core result, shared by the page and the widget.
-function el(tag, attrs = {}, text) {
+// DOM rendering of a core result, shared by the page and the widget. Sizes
+// are set through the CSSOM (element.style), which a strict CSP allows;
+// no style="" attribute is ever written.
+export function el(tag, attrs = {}, text) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+export function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (text !== undefined) node.textContent = text;
   return node;
 }
@@ -22,11 +32,11 @@ export function renderBar(bar, result) {
 export function renderBreakdownRows(tbody, result, withWhy = true) {
   tbody.replaceChildren();
   for (const t of result.terms) {
-    const row = el('tr', { 'data-term': t.key, title: t.why });
-    const name = el('td');
-    name.append(el('span', { class: `swatch ${t.key}` }), document.createTextNode(t.label));
+    const row = el('tr', { 'data-term': t.key });
+    const name = el('th', { scope: 'row' });
+    name.append(el('span', { class: `swatch ${t.key}`, 'aria-hidden': 'true' }), document.createTextNode(t.label));
     row.append(name, el('td', { class: 'num' }, t.text));
-    if (withWhy) row.append(el('td', { class: 'how' }, t.why));
+    if (withWhy) row.append(el('td', { class: 'how' }, t.why ?? ''));
     tbody.appendChild(row);
   }
 }
@@ -42,4 +52,16 @@ export function renderFitRows(tbody, result) {
       el('td', { class: 'num' }, f.gpus_needed > 0 ? String(f.gpus_needed) : 'never (activations too large)'));
     tbody.appendChild(row);
   }
+}
+
+// A list of whatever the core explains (notes, assumptions): strings, or
+// objects shown as "label: value" from their text-like fields.
+export function renderList(list, items) {
+  list.replaceChildren(...(items ?? []).map((item) => {
+    if (typeof item !== 'object' || item === null) return el('li', {}, String(item));
+    const label = item.label ?? item.name ?? item.key ?? item.field ?? '';
+    const value = item.text ?? item.value ?? item.why ?? item.note ?? '';
+    return el('li', {}, label && value !== '' ? `${label}: ${value}` : String(label || value || JSON.stringify(item)));
+  }));
+  list.hidden = !list.children.length;
 }

@@ -6,26 +6,51 @@ import { coreApi } from './core-api.mjs';
 const base = new URL('./', import.meta.url);
 let corePromise = null;
 let modelsPromise = null;
+let api = null;
+let broken = false;
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
-    const existing = document.querySelector(`script[data-vramcalc-core]`);
-    if (existing && globalThis.createVramcalc) return resolve();
+    if (globalThis.createVramcalc) return resolve();
     const s = document.createElement('script');
     s.src = src;
     s.dataset.vramcalcCore = '';
-    s.onload = () => resolve();
-    s.onerror = () => reject(new Error(`could not load ${src}`));
+    s.addEventListener('load', () => resolve());
+    s.addEventListener('error', () => reject(new Error(`could not load ${src}`)));
     document.head.appendChild(s);
   });
 }
 
+// A fresh core instance: at start, and again after the old one trapped
+// (a trap can leave its memory in any state, so it is never reused).
 export function loadCore() {
   if (!corePromise) {
-    corePromise = loadScript(new URL('vramcalc.js', base).href).then(() =>
-      globalThis.createVramcalc({ locateFile: (file) => new URL(file, base).href }));
+    corePromise = loadScript(new URL('vramcalc.js', base).href)
+      .then(() => globalThis.createVramcalc({ locateFile: (file) => new URL(file, base).href }))
+      .then((core) => {
+        api = coreApi(core);
+        broken = false;
+        return core;
+      });
   }
   return corePromise;
+}
+
+// True after a trap: await loadCore() before the next call.
+export const coreBroken = () => broken;
+
+// Runs a core call; a JavaScript exception out of wasm (stack overflow,
+// out of bounds) becomes an error answer and retires the instance.
+function call(field, body) {
+  if (broken || !api) return { ok: false, error: { field: 'internal', message: 'internal: the calculator is restarting; try again' } };
+  try {
+    return body(api);
+  } catch (e) {
+    broken = true;
+    corePromise = null;
+    api = null;
+    return { ok: false, error: { field, message: `${field}: the calculator could not handle this input (${e.message || e})` } };
+  }
 }
 
 // The catalog, summarised (and validated) by the core.
@@ -43,11 +68,19 @@ export function loadModels() {
   return modelsPromise;
 }
 
-// A form or attribute value as the core expects it: numbers as numbers,
-// flags as booleans, anything else as typed, so the core's validation can
-// name the field ("job.batch: must be a number, got \"ten\"").
-export function jobValue(raw, defaultValue) {
-  if (typeof defaultValue === 'boolean') return raw === true || raw === '' || raw === 'true';
+// A form, URL or attribute value as the core expects it: numbers as numbers,
+// flags as booleans, anything else exactly as typed, so the core names the
+// field ("job.flash_attention: must be true or false, got \"yes\"").
+// Flags accept true/false only; `presentMeansTrue` adds a bare attribute
+// (<vram-calc flash-attention>) meaning true.
+export function jobValue(raw, defaultValue, presentMeansTrue = false) {
+  if (typeof defaultValue === 'boolean') {
+    if (raw === true || raw === false) return raw;
+    if (raw === 'true') return true;
+    if (raw === 'false') return false;
+    if (presentMeansTrue && raw === '') return true;
+    return raw;
+  }
   if (typeof defaultValue === 'number') {
     const text = String(raw).trim();
     return text !== '' && Number.isFinite(Number(text)) ? Number(text) : raw;
@@ -55,11 +88,17 @@ export function jobValue(raw, defaultValue) {
   return raw;
 }
 
-// One fast caller per page: the page and every widget on it share the core.
-let api = null;
-export function estimate(core, configText, job) {
-  api ??= coreApi(core);
-  return api.estimate(configText, job);
+export function estimate(configText, job) {
+  return call('config', (a) => a.estimate(configText, job));
+}
+export function sweep(configText, job, axis, values) {
+  return call('config', (a) => a.sweep(configText, job, axis, values));
+}
+export function matrix(configText, job) {
+  return call('config', (a) => a.matrix(configText, job));
+}
+export function ticks(maxBytes) {
+  return call('internal', (a) => a.ticks(maxBytes));
 }
 
 // The training/inference counterpart shown beside the chosen job: inference
@@ -76,6 +115,7 @@ export const modeTitles = {
   lora: 'LoRA fine-tuning',
   qlora: 'QLoRA fine-tuning',
 };
+export const modeTitle = (mode) => modeTitles[mode] ?? mode;
 
 // The smallest catalog GPU that holds the job as configured, else the
 // fewest of the largest-memory kind (both computed by the core).
@@ -88,24 +128,51 @@ export function fitSummary(result) {
   return `needs ${best.gpus_needed} × ${best.name}`;
 }
 
-export async function fetchHubConfig(id) {
-  const trimmed = id.trim();
-  if (!/^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(trimmed)) {
-    throw new Error(`Hugging Face id: '${trimmed}' is not a model id like Qwen/Qwen2.5-7B`);
+// "Qwen/Qwen2.5-7B", or any huggingface.co address of the model (its page,
+// a file in it, a tree), as the model id; null when it is none of these.
+export function hubIdOf(text) {
+  let id = text.trim();
+  const url = id.match(/^(?:https?:\/\/)?(?:www\.)?(?:huggingface\.co|hf\.co)\/(.*)$/i);
+  if (url) {
+    id = url[1].replace(/[?#].*$/, '').replace(/\/(?:tree|blob|resolve|raw|commits?|discussions|files)(?:\/.*)?$/, '')
+      .replace(/\/+$/, '');
   }
-  if (typeof navigator !== 'undefined' && navigator.onLine === false) {
-    throw new Error('Hugging Face id: you are offline; paste the config.json instead');
-  }
+  return /^[A-Za-z0-9][\w.-]*(\/[\w.-]+)?$/.test(id) ? id : null;
+}
+
+// Configs fetched from the Hub are kept, so a model seen once works offline.
+const savedKey = (id) => `vramcalc-hub:${id}`;
+function saveHubConfig(id, text) {
+  try {
+    if (text.length < 512 * 1024) localStorage.setItem(savedKey(id), text);
+  } catch { /* storage full or disabled: the page still works online */ }
+}
+export function savedHubConfig(id) {
+  try { return localStorage.getItem(savedKey(id)); } catch { return null; }
+}
+
+// Resolves to { text, saved } (saved: a kept copy used because the Hub was unreachable).
+export async function fetchHubConfig(input) {
+  const id = hubIdOf(input);
+  if (!id) throw new Error(`Hugging Face id: '${input.trim()}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
+  const offline = (reason) => {
+    const kept = savedHubConfig(id);
+    if (kept !== null) return { id, text: kept, saved: true };
+    throw new Error(`Hugging Face id: ${reason}; paste the config.json instead`);
+  };
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) return offline('you are offline');
   let response;
   try {
-    response = await fetch(`https://huggingface.co/${trimmed}/resolve/main/config.json`);
-  } catch (e) {
-    throw new Error(`Hugging Face id: could not reach huggingface.co (offline or blocked); paste the config.json instead`);
+    response = await fetch(`https://huggingface.co/${id}/resolve/main/config.json`);
+  } catch {
+    return offline('could not reach huggingface.co (offline or blocked)');
   }
   if (response.status === 401 || response.status === 403) {
-    throw new Error(`Hugging Face id: ${trimmed} is gated or private; paste its config.json instead`);
+    throw new Error(`Hugging Face id: ${id} is gated or private; paste its config.json instead`);
   }
-  if (response.status === 404) throw new Error(`Hugging Face id: no model ${trimmed} on the Hub`);
+  if (response.status === 404) throw new Error(`Hugging Face id: no model ${id} on the Hub`);
   if (!response.ok) throw new Error(`Hugging Face id: the Hub answered HTTP ${response.status}`);
-  return response.text();
+  const text = await response.text();
+  saveHubConfig(id, text);
+  return { id, text, saved: false };
 }

@@ -1,8 +1,11 @@
 // <vram-calc> custom element: one script tag, then
 //   <vram-calc model="llama-3-8b" mode="train" batch="4"></vram-calc>
-// Any job field works as an attribute (kv-dtype or kv_dtype). Styles live in
-// a shadow root, so the host page's CSS neither leaks in nor out.
-import { loadCore, loadModels, estimate, fitSummary, jobValue, modeTitles } from './vramcalc-client.js';
+// Any job field works as an attribute (kv-dtype or kv_dtype). Flags take
+// true/false, or a bare attribute for true; anything else is an error
+// naming the field. Styles live in a shadow root with linked sheets (no
+// inline <style>), so the host page's CSS neither leaks in nor out and a
+// strict CSP (style-src 'self') is enough.
+import { loadCore, loadModels, coreBroken, estimate, fitSummary, jobValue, modeTitle } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows } from './render.js';
 
 const base = new URL('./', import.meta.url);
@@ -13,26 +16,14 @@ const attributeName = (key) => key.replaceAll('_', '-');
 
 const template = `
 <link rel="stylesheet" href="${new URL('parts.css', base)}">
-<style>
-  :host { display: block; font-family: system-ui, sans-serif; color: var(--ink); max-width: 42rem; margin: 1rem 0; }
-  .w { border: 1px solid var(--line); border-radius: 8px; padding: 0.8rem 1rem; background: #fff; }
-  header { display: flex; justify-content: space-between; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
-  .name { font-weight: 650; }
-  .mode { color: var(--muted); font-size: 0.85rem; }
-  .total { font-size: 1.8rem; font-weight: 650; margin: 0.3rem 0 0.5rem; }
-  .total small { font-size: 0.9rem; color: var(--muted); font-weight: 400; }
-  table { font-size: 0.85rem; }
-  .fit { font-size: 0.9rem; margin: 0.5rem 0 0.2rem; }
-  .error { color: #8e1c1c; background: #fdecea; padding: 0.5rem; border-radius: 5px; }
-  a { font-size: 0.8rem; color: #1f4e79; }
-</style>
+<link rel="stylesheet" href="${new URL('widget.css', base)}">
 <div class="w">
   <header><span class="name" part="name"></span><span class="mode"></span></header>
-  <p class="error" role="alert" hidden></p>
+  <p class="error" hidden></p>
   <div class="result">
-    <div class="total"></div>
+    <div class="total" aria-live="polite"></div>
     <div class="bar" role="img"></div>
-    <table class="breakdown"><tbody></tbody></table>
+    <table class="breakdown"><caption class="visually-hidden">Memory per GPU by term</caption><tbody></tbody></table>
     <p class="fit"></p>
   </div>
   <a target="_blank" rel="noopener">Open in vramcalc →</a>
@@ -55,7 +46,7 @@ class VramCalc extends HTMLElement {
     const job = {};
     for (const key of jobKeys) {
       const value = this.getAttribute(attributeName(key)) ?? this.getAttribute(key);
-      if (value !== null) job[key] = jobValue(value, defaults[key]);
+      if (value !== null) job[key] = jobValue(value, defaults[key], true);
     }
     return job;
   }
@@ -63,10 +54,11 @@ class VramCalc extends HTMLElement {
   async update() {
     const $ = (sel) => this.shadowRoot.querySelector(sel);
     const models = await loadModels();
+    if (coreBroken()) await loadCore();
     const id = this.getAttribute('model') || 'llama-3-8b';
     const model = models.find((m) => m.id === id);
     const job = this.job();
-    const result = model ? estimate(core, JSON.stringify(model.config), job)
+    const result = model ? estimate(JSON.stringify(model.config), job)
       : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
     const query = new URLSearchParams({ model: id, ...job });
     $('a').href = new URL(`index.html?${query}`, base).href;
@@ -74,13 +66,18 @@ class VramCalc extends HTMLElement {
     $('.error').hidden = result.ok;
     $('.result').hidden = !result.ok;
     if (!result.ok) {
+      // Nothing of an earlier answer stays: the numbers go with the error.
       $('.error').textContent = result.error.message;
       $('.mode').textContent = '';
+      $('.total').replaceChildren();
+      $('.fit').textContent = '';
+      delete this.dataset.total;
+      this.dataset.error = result.error.message;
       return;
     }
-    $('.mode').textContent = `${modeTitles[result.job.mode]} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
-    $('.total').innerHTML = '';
-    $('.total').append(result.total_text, Object.assign(document.createElement('small'),
+    delete this.dataset.error;
+    $('.mode').textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
+    $('.total').replaceChildren(result.total_text, Object.assign(document.createElement('small'),
       { textContent: result.layout.gpus > 1 ? ` per GPU, ${result.layout.gpus} GPUs` : ' on one GPU' }));
     renderBar($('.bar'), result);
     renderBreakdownRows($('tbody'), result, false);

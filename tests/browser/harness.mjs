@@ -19,15 +19,31 @@ const types = {
   '.webmanifest': 'application/manifest+json',
 };
 
-export async function startServer(root = webDir) {
+// The policy a host should send (see /work/notes/page-readme.md): every page
+// the tests open is served with it, so any inline script/style or eval fails.
+export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'self'";
+
+// Options: csp (header for HTML, default STRICT_CSP), override(pathname) ->
+// {status, type, body} | undefined to answer some files differently.
+export async function startServer(root = webDir, { csp = STRICT_CSP, override, log } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
+    log?.push({ path: url.pathname, headers: req.headers });
     let file = path.join(root, decodeURIComponent(url.pathname));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
+    const special = override?.(url.pathname);
+    if (special) {
+      res.writeHead(special.status ?? 200, { 'content-type': special.type ?? 'text/html' });
+      res.end(special.body ?? '');
+      return;
+    }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': types[path.extname(file)] || 'application/octet-stream' });
+      const type = types[path.extname(file)] || 'application/octet-stream';
+      const headers = { 'content-type': type };
+      if (type === 'text/html' && csp) headers['content-security-policy'] = csp;
+      res.writeHead(200, headers);
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');
@@ -47,31 +63,58 @@ export async function launchBrowser() {
   if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath} (apt-get install chromium)`);
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'vramcalc-chromium-'));
   // A persistent context on a fresh profile: service workers behave as for a real visitor.
-  return chromium.launchPersistentContext(userDataDir, {
+  const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,
     headless: true,
     viewport: { width: 1280, height: 1000 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+  // Every CSP violation on any page, for cspViolations(page).
+  await context.addInitScript(() => {
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber})`);
+    }, true);
+  });
+  return context;
 }
 
-export async function screenshot(page, name) {
+// CSP violations the page saw (events plus console reports), [] when none.
+export async function cspViolations(page) {
+  const events = await page.evaluate(() => window.__csp ?? []);
+  return [...events, ...(page.cspConsole ?? [])];
+}
+
+// Console errors that are not defects: the optional cluster panel before it exists.
+const expectedNoise = (m) => /panels\/cluster\.js$/.test(m.location()?.url ?? '');
+
+export function watchPage(page) {
+  const errors = [];
+  page.cspConsole = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() !== 'error' || expectedNoise(m)) return;
+    errors.push(m.text());
+    if (/Content Security Policy/i.test(m.text())) page.cspConsole.push(m.text());
+  });
+  page.jsErrors = errors;
+  return page;
+}
+
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(screenshotDir, { recursive: true });
   const file = path.join(screenshotDir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   return file;
 }
 
 // Waits until the page's app reports it has computed once.
 export async function openCalculator(context, url) {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const page = watchPage(await context.newPage());
   await page.goto(url);
-  await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 }).catch((e) => { throw new Error(`page did not start: ${errors.join('; ')} ${e.message}`); });
-  page.jsErrors = errors;
+  await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 }).catch((e) => { throw new Error(`page did not start: ${page.jsErrors.join('; ')} ${e.message}`); });
+  await settled(page);
   return page;
 }
 
@@ -83,4 +126,9 @@ export async function waitForText(page, selector, regex, timeout = 15000) {
     return el && new RegExp(source, flags).test(el.textContent);
   }, [selector, regex.source, regex.flags], { timeout });
   return page.locator(selector).first().innerText();
+}
+
+// Waits until the charts and comparisons (drawn just after the totals paint) are up to date.
+export async function settled(page) {
+  await page.waitForSelector('body:not([data-busy])', { state: 'attached', timeout: 15000 });
 }

@@ -2,7 +2,7 @@
 // per page, numbers equal to the main page's for the same inputs.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openCalculator, screenshot } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, screenshot, watchPage, cspViolations } from './harness.mjs';
 
 let server, context;
 before(async () => {
@@ -15,12 +15,9 @@ after(async () => {
 });
 
 async function openDemo() {
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const page = watchPage(await context.newPage());
   await page.goto(`${server.url}embed-demo.html`);
   await page.waitForFunction(() => [...document.querySelectorAll('vram-calc')].every((w) => w.dataset.total));
-  page.jsErrors = errors;
   return page;
 }
 const widgetTotal = (page, id) => page.locator(`#${id} .total`).innerText();
@@ -35,12 +32,13 @@ test('three widgets on one page match the main page for the same inputs', async 
   const demo = await openDemo();
   assert.equal(await demo.locator('vram-calc').count(), 3);
   assert.match(await widgetTotal(demo, 'train'), new RegExp(`^${await pageTotal('model=llama-3-8b&mode=train')}`));
-  assert.match(await widgetTotal(demo, 'train'), /^157\.28 GB/);  // the seed example, see tests/test_memory.cpp
   assert.match(await widgetTotal(demo, 'qlora'),
     new RegExp(`^${await pageTotal('model=llama-3-8b&mode=qlora&seq=2048&checkpointing=full')}`));
   assert.match(await widgetTotal(demo, 'deepseek'), new RegExp(`^${await pageTotal('model=deepseek-v3&dtype=q4_k_m')}`));
   assert.match(await demo.locator('#deepseek .fit').innerText(), /needs \d+ × /);
   assert.deepEqual(demo.jsErrors, []);
+  // served with the strict CSP header (and its own <meta>): nothing blocked
+  assert.deepEqual(await cspViolations(demo), []);
   await screenshot(demo, 'embed-demo');
 });
 
@@ -49,8 +47,9 @@ test('widget styles are isolated and attributes update it live', async () => {
   // The blog's "table { border: 3px solid red }" does not reach the widget's table.
   const border = await demo.locator('#train table').evaluate((t) => getComputedStyle(t).borderTopWidth);
   assert.notEqual(border, '3px');
+  const before = await demo.evaluate(() => document.getElementById('train').dataset.total);
   await demo.evaluate(() => document.getElementById('train').setAttribute('batch', '8'));
-  await demo.waitForFunction(() => !document.getElementById('train').dataset.total.startsWith('157.28'));
+  await demo.waitForFunction((b) => document.getElementById('train').dataset.total !== b, before);
   assert.match(await widgetTotal(demo, 'train'), new RegExp(`^${await pageTotal('model=llama-3-8b&mode=train&batch=8')}`));
   await demo.evaluate(() => document.getElementById('qlora').setAttribute('batch', '-3'));
   await demo.waitForFunction(() => !document.querySelector('#qlora').shadowRoot.querySelector('.error').hidden);
@@ -64,7 +63,7 @@ test('the page\'s iframe embed shows the compact calculator', async () => {
   const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&mode=lora`);
   await page.click('#embed');
   const snippet = await page.inputValue('#embed-code');
-  const src = snippet.match(/<iframe src="([^"]+)"/)[1];
+  const src = snippet.match(/<iframe src="([^"]+)"/)[1].replaceAll('&amp;', '&');
   const host = await context.newPage();
   await host.setContent(`<h1>My post</h1>${snippet.slice(snippet.indexOf('<iframe'))}`);
   const frame = host.frameLocator('iframe');
@@ -72,4 +71,36 @@ test('the page\'s iframe embed shows the compact calculator', async () => {
   assert.equal(await frame.locator('.top').isVisible(), false);
   assert.equal(await frame.locator('#total').innerText(), await page.locator('#total').innerText());
   assert.match(src, /model=qwen2\.5-7b&mode=lora&embed=1/);
+});
+
+test('widget flags: true/false or a bare attribute; anything else is an error naming the field', async () => {
+  const demo = await openDemo();
+  const total = (id) => demo.evaluate((i) => document.getElementById(i).dataset.total ?? null, id);
+  const error = (id) => demo.evaluate((i) => document.getElementById(i).dataset.error ?? null, id);
+  const set = (id, name, value) => demo.evaluate(([i, n, v]) => {
+    const w = document.getElementById(i);
+    return new Promise((resolve) => {
+      w.addEventListener('vramcalc-update', resolve, { once: true });
+      setTimeout(resolve, 2000);
+      if (v === null) w.removeAttribute(n); else w.setAttribute(n, v);
+    });
+  }, [id, name, value]);
+  const flashOn = await total('train');
+  await set('train', 'flash-attention', 'false');
+  const flashOff = await total('train');
+  assert.notEqual(flashOff, flashOn);
+  await set('train', 'flash-attention', '');
+  assert.equal(await total('train'), flashOn);  // a bare attribute means true
+  await set('train', 'flash-attention', 'true');
+  assert.equal(await total('train'), flashOn);
+  for (const sloppy of ['yes', '1', 'on']) {
+    await set('train', 'flash-attention', sloppy);
+    await demo.waitForFunction(() => !!document.getElementById('train').dataset.error);
+    assert.match(await error('train'), new RegExp(`^job\\.flash_attention: must be true or false, got "${sloppy}"`));
+    assert.equal(await total('train'), null);  // no number shown beside the error
+    assert.equal(await demo.locator('#train .result').isVisible(), false);
+  }
+  await set('train', 'flash-attention', null);
+  await demo.waitForFunction(() => !!document.getElementById('train').dataset.total);
+  assert.equal(await total('train'), flashOn);
 });

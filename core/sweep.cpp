@@ -1,0 +1,164 @@
+#include "sweep.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api.hpp"
+#include "errors.hpp"
+#include "formats.hpp"
+#include "json_text.hpp"
+#include "json_writer.hpp"
+#include "memory.hpp"
+#include "units.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+// A chart of a few hundred points is plenty; more is a mistake or an attack.
+constexpr size_t kMaxPoints = 4096;
+
+std::string error_answer(const std::string& field, const std::string& message) {
+    JsonWriter w;
+    w.begin_object().field("ok", false).key("error").begin_object();
+    w.field("field", field).field("message", message).end_object().end_object();
+    return w.str();
+}
+
+template <class Body>
+std::string guarded(Body body) {
+    try {
+        return body();
+    } catch (const InputError& e) {
+        return error_answer(e.field(), e.what());
+    } catch (const std::exception& e) {
+        return error_answer("internal", std::string("internal error: ") + e.what());
+    }
+}
+
+// The job fields a chart may sweep: whole numbers read by parse_job.
+struct Axis {
+    const char* name;
+    int64_t Job::*member;
+};
+constexpr Axis kAxes[] = {{"seq", &Job::seq}, {"batch", &Job::batch}, {"lora_rank", &Job::lora_rank}};
+
+const Axis& find_axis(const std::string& name) {
+    for (const Axis& a : kAxes)
+        if (name == a.name) return a;
+    throw InputError("sweep.axis", "must be seq, batch or lora_rank, got '" + name + "'");
+}
+
+// Each value is checked by parse_job itself (same limits and messages as a
+// typed-in value); the job is then reused with only the swept field changed.
+// (parse_job has no rule tying these fields to others; if one is added,
+// check it here too.)
+std::vector<int64_t> read_values(const Axis& axis, const std::string& values_json) {
+    const json values = parse_json_text(values_json, "sweep.values");
+    if (!values.is_array() || values.empty()) throw InputError("sweep.values", "must be a non-empty list of numbers");
+    if (values.size() > kMaxPoints)
+        throw InputError("sweep.values", "at most " + std::to_string(kMaxPoints) + " points, got " +
+                                             std::to_string(values.size()));
+    std::vector<int64_t> out;
+    out.reserve(values.size());
+    json one = json::object();
+    for (const json& v : values) {
+        one[axis.name] = v;
+        out.push_back(parse_job(one).*axis.member);
+    }
+    return out;
+}
+
+void write_terms(JsonWriter& w) {
+    w.key("terms").begin_array();
+    for (int t = 0; t < kTermCount; ++t) w.begin_object().field("key", term_key(t)).field("label", term_label(t)).end_object();
+    w.end_array();
+}
+
+// 1, 2, 2.5 or 5 × 10^k: the step that gives about five marks.
+double nice_step(double max_value) {
+    const double rough = max_value / 5;
+    const double power = std::pow(10.0, std::floor(std::log10(rough)));
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * power >= rough) return m * power;
+    return 10 * power;
+}
+
+}  // namespace
+
+std::string sweep_json(const std::string& job_json, const std::string& axis_name, const std::string& values_json) {
+    if (!current_model()) return current_model_error();
+    return guarded([&] {
+        const Model& model = *current_model();
+        const Axis& axis = find_axis(axis_name);
+        Job job = parse_job(parse_json_text(job_json, "job"));
+        const std::vector<int64_t> values = read_values(axis, values_json);
+        JsonWriter w;
+        w.begin_object().field("ok", true).field("axis", axis.name);
+        write_terms(w);
+        w.key("points").begin_array();
+        for (int64_t v : values) {
+            job.*axis.member = v;
+            const Breakdown b = compute_breakdown(model, job, false);
+            w.begin_object().field("value", v).key("bytes").begin_array();
+            for (double bytes : b.bytes) w.value(bytes);
+            const double total = b.total();
+            w.end_array().field("total_bytes", total).field("total_text", gb_text(total)).end_object();
+        }
+        return w.end_array().end_object().str();
+    });
+}
+
+std::string matrix_json(const std::string& job_json) {
+    if (!current_model()) return current_model_error();
+    return guarded([&] {
+        const Model& model = *current_model();
+        json request = parse_json_text(job_json, "job");
+        parse_job(request);  // a bad job is the whole answer's error, not every cell's
+        JsonWriter w;
+        w.begin_object().field("ok", true).key("modes").begin_array();
+        for (const char* name : mode_names()) w.value(name);
+        w.end_array().key("rows").begin_array();
+        for (const NumberFormat& f : all_formats()) {
+            w.begin_object().field("dtype", f.name).field("label", f.label).key("cells").begin_array();
+            for (const char* mode : mode_names()) {
+                // Each cell is read by parse_job, so the rules tying mode and dtype hold
+                // (full training refuses a quantized format, with its message).
+                request["mode"] = mode;
+                request["dtype"] = f.name;
+                w.begin_object();
+                try {
+                    const double total = compute_breakdown(model, parse_job(request), false).total();
+                    w.field("total_bytes", total).field("total_text", gb_text(total));
+                } catch (const InputError& e) {
+                    w.field("field", e.field()).field("error", e.what());
+                }
+                w.end_object();
+            }
+            w.end_array().end_object();
+        }
+        return w.end_array().end_object().str();
+    });
+}
+
+std::string ticks_json(double max_bytes) {
+    return guarded([&] {
+        if (!(max_bytes > 0) || !(max_bytes < 1e21)) throw InputError("ticks.max_bytes", "must be a positive size");
+        const double max_gb = max_bytes / kBytesPerGB;
+        const double step = nice_step(max_gb);
+        JsonWriter w;
+        w.begin_object().field("ok", true).key("ticks").begin_array();
+        for (int i = 0; i <= 12; ++i) {
+            const double gb = step * i;
+            const std::string text = gb >= 1000 ? plain_number(gb / 1000) + " TB" : plain_number(gb) + " GB";
+            w.begin_object().field("bytes", gb * kBytesPerGB).field("text", text).end_object();
+            if (gb >= max_gb) break;
+        }
+        return w.end_array().end_object().str();
+    });
+}
+
+}  // namespace vramcalc

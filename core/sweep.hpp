@@ -1,0 +1,22 @@
+#pragma once
+// Curves and tables for the page's charts, each from one core call on the
+// numbers-only path (compute_breakdown(model, job, false)), for the model
+// chosen by use_config (see api.hpp).
+#include <string>
+
+namespace vramcalc {
+
+// Memory per term while one job field takes each of `values_json` (a JSON
+// array of whole numbers). axis: "seq", "batch" or "lora_rank".
+// {"ok":true,"axis":..,"terms":[{key,label}],"points":[{"value","bytes":[per term],
+// "total_bytes","total_text"}]} or {"ok":false,"error":{field,message}}.
+std::string sweep_json(const std::string& job_json, const std::string& axis, const std::string& values_json);
+
+// Total per GPU for every weight format × mode with the rest of the job kept:
+// {"ok":true,"modes":[..],"rows":[{"dtype","label","cells":[{"total_bytes","total_text"} | {"error"}]}]}.
+std::string matrix_json(const std::string& job_json);
+
+// Round axis marks from 0 to at least max_bytes: [{"bytes","text"}] ("0 GB", "20 GB", ..., "1.5 TB").
+std::string ticks_json(double max_bytes);
+
+}  // namespace vramcalc

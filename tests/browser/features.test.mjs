@@ -1,0 +1,190 @@
+// Issue 11 features: charts from one sweep call each, the precision × mode
+// matrix, setups side by side, CSV/Markdown export, the Back button, model
+// search (names, Hub ids, "no match", selection kept), full Hub URLs, Hub
+// configs kept for offline use, the custom GPU in the URL, the iframe embed.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, launchBrowser, openCalculator, settled, repo } from './harness.mjs';
+
+const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
+const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
+const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
+let server, context;
+before(async () => {
+  server = await startServer();
+  context = await launchBrowser();
+  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
+});
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+const text = (page, selector) => page.locator(selector).first().innerText();
+
+test('charts: stacked areas per term from one sweep call each, the GPU line, the job marked', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&mode=train&line=h100`);
+  // one core call per chart, however many points
+  const calls = await page.evaluate(async () => {
+    const core = await (await import('./vramcalc-client.js')).loadCore();
+    let n = 0;
+    const sweep = core.sweep;
+    core.sweep = (...a) => { n++; return sweep.apply(core, a); };
+    document.getElementById('batch').value = '2';
+    document.getElementById('batch').dispatchEvent(new Event('input', { bubbles: true }));
+    while (document.body.dataset.busy) await new Promise((r) => setTimeout(r, 10));
+    core.sweep = sweep;
+    return n;
+  });
+  assert.equal(calls, 2);
+  for (const id of ['chart-seq', 'chart-batch']) {
+    const terms = await page.locator(`#${id} polygon`).evaluateAll((ps) => ps.map((p) => p.dataset.term));
+    // one area per term that is non-zero at some point; full training has no KV cache
+    assert.ok(terms.includes('weights') && terms.includes('optimizer') && terms.includes('activations'), terms.join());
+    assert.ok(!terms.includes('kv_cache'));
+    assert.match(await page.locator(`#${id} .capacity-label`).textContent(), /^H100 80GB · 80 GiB \(85\.90 GB\)$/);
+  }
+  // the point at the job's own batch carries the same total as the breakdown
+  assert.ok(await page.locator('#chart-batch circle title', { hasText: `batch 2: ${await text(page, '#total')}` }).count() === 1);
+  // axis marks are the core's: "0 GB" at the bottom
+  assert.equal(await page.locator('#chart-seq text.tick').first().textContent(), '0 GB');
+  // a custom GPU (GiB) is remembered in the URL and drawn as a line
+  await page.fill('#custom_gpu_gib', '20');
+  await settled(page);
+  await page.waitForFunction(() => location.search.includes('custom_gpu_gib=20'));
+  assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 20 GiB/ }).count(), 1);
+  const again = await openCalculator(context, page.url());
+  assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
+  assert.equal(await again.locator('#chart-batch .capacity-label', { hasText: /^Your GPU/ }).count(), 1);
+});
+
+test('precision × mode matrix and setups side by side match the CLI', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&seq=2048`);
+  const cell = (dtype, mode) => text(page, `#matrix tr[data-dtype=${dtype}] td[data-mode=${mode}]`);
+  assert.equal(await cell('bf16', 'inference'), native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text);
+  assert.equal(await cell('fp32', 'train'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'train', '--dtype', 'fp32']).total_text);
+  assert.equal(await cell('nf4', 'qlora'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'qlora', '--dtype', 'nf4']).total_text);
+  assert.equal(await cell('q4_k_m', 'train'), '—');  // refused, with the reason as its title
+  assert.match(await page.getAttribute('#matrix tr[data-dtype=q4_k_m] td[data-mode=train]', 'title'), /^job\.dtype: /);
+  assert.equal(await page.getAttribute('#matrix tr[data-dtype=bf16] td[data-mode=inference]', 'aria-current'), 'true');
+  // three setups: this one, LoRA on Llama 3 8B, Mixtral inference
+  await page.click('#compare-add');
+  await page.selectOption('#model', 'llama-3-8b');
+  await page.selectOption('#mode', 'lora');
+  await page.click('#compare-add');
+  await page.selectOption('#model', 'mixtral-8x7b');
+  await page.selectOption('#mode', 'inference');
+  await page.click('#compare-add');
+  await settled(page);
+  const totals = await page.locator('#compare tr.total td').allInnerTexts();
+  assert.deepEqual(totals, [
+    native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text,
+    native(['--model', 'llama-3-8b', '--seq', '2048', '--mode', 'lora']).total_text,
+    native(['--model', 'mixtral-8x7b', '--seq', '2048']).total_text]);
+  // the list lives in the URL, and Remove drops one
+  const url = page.url();
+  assert.equal(new URL(url).searchParams.getAll('cmp').length, 3);
+  await page.click('#compare th button.remove >> nth=1');
+  await settled(page);
+  assert.equal(await page.locator('#compare tr.total td').count(), 2);
+  const again = await openCalculator(context, url);
+  assert.equal(await again.locator('#compare tr.total td').count(), 3);
+});
+
+test('CSV and Markdown exports hold both jobs term by term', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const rows = readFileSync(await csv.path(), 'utf8').trim().split('\r\n').map((r) => r.split(','));
+  assert.deepEqual(rows[0], ['Term', 'Inference (bytes)', 'Inference', 'Full training (bytes)', 'Full training']);
+  assert.deepEqual(rows[1], ['Weights', '16060522496', '16.06 GB', '16060522496', '16.06 GB']);  // 8,030,261,248 × 2 bytes
+  const train = native(['--model', 'llama-3-8b', '--mode', 'train']).total_text;
+  assert.deepEqual(rows.at(-1).filter((_, i) => i % 2 === 0), ['Total per GPU', '18.87 GB', train]);
+  const [md] = await Promise.all([page.waitForEvent('download'), page.click('#export-md')]);
+  const markdown = readFileSync(await md.path(), 'utf8');
+  assert.match(markdown, /^\*\*Llama 3 8B: Inference, BF16, batch 1 × 4096 tokens, per GPU\*\*/);
+  assert.match(markdown, /\| Term \| Inference \| Full training \|\n\| --- \| ---: \| ---: \|/);
+  assert.ok(markdown.includes(`| Total per GPU | 18.87 GB | ${train} |`));
+});
+
+test('Back and Forward restore earlier choices', async () => {
+  const page = await openCalculator(context, `${server.url}index.html`);
+  await page.selectOption('#model', 'mistral-7b');
+  await page.selectOption('#mode', 'train');
+  const trained = await text(page, '#total');
+  await page.selectOption('#model', 'gemma-2-9b');
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('model').value === 'mistral-7b');
+  assert.equal(await page.inputValue('#mode'), 'train');
+  assert.equal(await text(page, '#total'), trained);
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('mode').value === 'inference');
+  assert.equal(await page.inputValue('#model'), 'mistral-7b');
+  await page.goForward();
+  await page.waitForFunction(() => document.getElementById('mode').value === 'train');
+  assert.equal(await text(page, '#total'), trained);
+});
+
+test('search: names and Hub ids, never hides the selection, says when nothing matches', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  await page.fill('#model-search', 'qwen');
+  const visible = () => page.locator('#model option').evaluateAll((os) => os.filter((o) => !o.hidden).map((o) => o.value));
+  const shown = await visible();
+  assert.ok(shown.includes('llama-3-8b'), 'the selected model stays listed');
+  assert.ok(shown.filter((v) => v.startsWith('qwen')).length >= 5);
+  assert.match(await text(page, '#search-status'), /^\d+ matches$/);
+  await page.fill('#model-search', 'zzzz-nothing');
+  assert.equal(await text(page, '#search-status'), 'No model matches “zzzz-nothing”.');
+  assert.deepEqual(await visible(), ['llama-3-8b']);
+  // a Hub id, or its full address, picks the catalog entry
+  await page.fill('#model-search', 'https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/tree/main');
+  await page.waitForFunction(() => document.getElementById('model').value === 'mixtral-8x7b');
+  await page.fill('#model-search', 'Qwen/Qwen2.5-14B');
+  await page.waitForFunction(() => document.getElementById('model').value === 'qwen2.5-14b');
+  assert.match(await text(page, '#model-info'), /^Qwen2\.5 14B/);
+});
+
+test('Hub: full addresses accepted; a fetched config is kept and used offline', async () => {
+  const page = await openCalculator(context, server.url);
+  await context.route('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json',
+    (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('gpt2.config.json') }));
+  await page.click('[role=tab][data-source=hub]');
+  await page.fill('#hub-id', 'https://huggingface.co/Org/Tiny-GPT2/blob/main/config.json');
+  await page.click('#hub-fetch');
+  await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
+  assert.equal(await page.inputValue('#hub-id'), 'Org/Tiny-GPT2');
+  await page.waitForFunction(() => location.search.includes('hf=Org%2FTiny-GPT2'));
+  const weights = await text(page, '#breakdown tr[data-term=weights] td.num');
+  // the Hub is now unreachable: the kept copy answers, and says so
+  await context.unroute('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json');
+  const offline = await openCalculator(context, page.url());
+  await offline.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
+  assert.equal(await text(offline, '#breakdown tr[data-term=weights] td.num'), weights);
+  assert.match(await text(offline, '#hub-status'), /saved copy|copy saved/);
+});
+
+test('the iframe embed is not cut off: one column, no sideways scroll, its height reported to the host', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&mode=lora`);
+  await page.click('#embed');
+  const snippet = await page.inputValue('#embed-code');
+  const iframe = snippet.slice(snippet.indexOf('<iframe'));
+  const host = await context.newPage();
+  await host.setViewportSize({ width: 390, height: 800 });
+  await context.route('**/post.html', (route) => route.fulfill({ contentType: 'text/html',
+    body: `<!doctype html><html lang="en"><title>post</title><body><h1>My post</h1>${iframe}</body></html>` }));
+  const heights = [];
+  await host.exposeFunction('reportHeight', (h) => heights.push(h));
+  await host.addInitScript(() => window.addEventListener('message', (e) => e.data?.vramcalcHeight && window.reportHeight(e.data.vramcalcHeight)));
+  await host.goto(`${server.url}post.html`);
+  const frame = host.frameLocator('iframe');
+  await frame.locator('body[data-ready=true]').waitFor({ state: 'attached' });
+  assert.equal(await frame.locator('.top').isVisible(), false);
+  const inner = host.frames().find((f) => f !== host.mainFrame());
+  const { scroll, width } = await inner.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth }));
+  assert.ok(scroll <= width, `iframe content ${scroll}px in ${width}px`);
+  await host.waitForFunction(() => true);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(heights.length > 0 && heights.at(-1) > 500, `height reported: ${heights.at(-1)}`);
+  await host.close();
+});

@@ -1,0 +1,25 @@
+// The Embed button's HTML. Every value written into the snippet is escaped
+// as an attribute value: job fields and model ids come from the URL, so a
+// crafted link must not smuggle markup into someone's blog.
+const attrEscapes = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+export const escapeAttr = (value) => String(value).replace(/[&<>"'`]/g, (c) => attrEscapes[c]);
+
+// Attribute names are job field names from the core's options (letters, digits, _).
+const attributeName = (key) => {
+  if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`embed: unexpected field name ${key}`);
+  return key.replaceAll('_', '-');
+};
+
+// here: the calculator's folder URL. changed: job fields that differ from the
+// defaults. query: the page state as URLSearchParams (for the iframe).
+export function embedSnippet({ here, modelId, changed, query }) {
+  const src = new URL(`index.html?${query}`, here);
+  src.searchParams.set('embed', '1');
+  const iframe = `<iframe src="${escapeAttr(src.href)}" width="100%" height="900" loading="lazy" title="vramcalc"></iframe>`;
+  if (modelId === null) return iframe;
+  const attrs = [`model="${escapeAttr(modelId)}"`];
+  for (const [key, value] of Object.entries(changed)) attrs.push(`${attributeName(key)}="${escapeAttr(value)}"`);
+  const widget = `<script type="module" src="${escapeAttr(new URL('widget.js', here).href)}"></script>\n` +
+    `<vram-calc ${attrs.join(' ')}></vram-calc>`;
+  return `${widget}\n\n<!-- or, as an iframe: -->\n${iframe}`;
+}

@@ -1,0 +1,142 @@
+// The job form: option lists from the core's options(), one control per job
+// field (fields the page has no hand-made control for get a generic one), the
+// conversion to the job the core reads, and errors shown under their field.
+import { jobValue, modeTitle } from '../vramcalc-client.js';
+import { state } from '../state.js';
+
+const $ = (id) => document.getElementById(id);
+const optimizerTitles = { adamw: 'AdamW (fp32 m + v)', adam_8bit: '8-bit Adam', adafactor: 'Adafactor', sgd_momentum: 'SGD + momentum', sgd: 'SGD' };
+const checkpointingTitles = { none: 'None', selective: 'Selective (attention)', full: 'Full' };
+const CUSTOM_GPU = 'custom_gpu_gib';
+
+let options;
+let defaults;
+let fieldIds = [];
+
+function fillSelect(select, items) {
+  const keep = select.value;
+  select.replaceChildren(...items.map(([value, label]) => new Option(label, value)));
+  if (items.some(([value]) => value === keep)) select.value = keep;
+}
+
+// A readable label for a field the page does not know yet ("optimizer_dtype" -> "Optimizer dtype").
+const fieldLabel = (key) => key.charAt(0).toUpperCase() + key.slice(1).replaceAll('_', ' ');
+
+// The list options() offers for a field, by the field's name or its plural.
+function listFor(key) {
+  const list = options[key] ?? options[`${key}s`] ?? options[`${key}es`];
+  return Array.isArray(list) ? list.map((v) => (typeof v === 'object' ? [v.id, v.label ?? v.id] : [String(v), String(v)])) : null;
+}
+
+function genericControl(key) {
+  const wrap = document.createElement('div');
+  wrap.className = 'field';
+  const value = defaults[key];
+  const list = listFor(key);
+  let input;
+  if (typeof value === 'boolean') {
+    const label = document.createElement('label');
+    label.className = 'check';
+    input = Object.assign(document.createElement('input'), { type: 'checkbox', id: key, name: key });
+    label.append(input, ` ${fieldLabel(key)}`);
+    wrap.append(label);
+    return wrap;
+  }
+  const label = Object.assign(document.createElement('label'), { htmlFor: key, textContent: fieldLabel(key) });
+  if (list) {
+    input = Object.assign(document.createElement('select'), { id: key, name: key });
+    fillSelect(input, list);
+  } else {
+    input = Object.assign(document.createElement('input'), { id: key, name: key, type: typeof value === 'number' ? 'number' : 'text' });
+    if (typeof value === 'number') input.step = 'any';
+  }
+  wrap.append(label, input);
+  return wrap;
+}
+
+export function initJob(coreOptions) {
+  options = coreOptions;
+  defaults = options.defaults;
+  fillSelect($('mode'), options.modes.map((m) => [m, modeTitle(m)]));
+  fillSelect($('dtype'), options.dtypes.map((d) => [d.id, `${d.label} (${d.bits} bits)`]));
+  fillSelect($('kv_dtype'), options.kv_dtypes.map((k) => [k, k === 'auto' ? 'same as compute' : k]));
+  fillSelect($('optimizer'), options.optimizers.map((o) => [o, optimizerTitles[o] ?? o]));
+  fillSelect($('checkpointing'), options.checkpointing.map((c) => [c, checkpointingTitles[c] ?? c]));
+  fillSelect($('adapter_dtype'), options.dtypes.filter((d) => d.trainable).map((d) => [d.id, d.id]));
+  // Fields the core added that this page has no control for yet.
+  const more = $('more-fields');
+  for (const key of Object.keys(defaults)) {
+    if (!$(key) && key !== CUSTOM_GPU) more.append(genericControl(key));
+  }
+  $('more-box').hidden = !more.children.length;
+  // Controls for fields the core no longer reads are hidden, never silently ignored.
+  for (const control of document.querySelectorAll('#controls [name]')) {
+    if (control.name in defaults) continue;
+    const label = control.closest('label') ?? document.querySelector(`label[for="${control.id}"]`);
+    label?.remove();
+    control.remove();
+  }
+  fieldIds = Object.keys(defaults).filter((k) => $(k) && k !== CUSTOM_GPU);
+  return fieldIds;
+}
+
+export function setField(key, value) {
+  const input = $(key);
+  delete state.rawOverrides[key];
+  if (input.type === 'checkbox') {
+    const flag = jobValue(value, defaults[key]);
+    if (typeof flag === 'boolean') input.checked = flag;
+    else state.rawOverrides[key] = value;  // not true/false: the core will say so, under this field
+  } else {
+    input.value = String(value);
+  }
+}
+
+// The job as the core reads it (custom_gpu_gib only once the core knows the field).
+export function readJob({ forCore = false } = {}) {
+  const job = {};
+  for (const key of fieldIds) {
+    const input = $(key);
+    job[key] = key in state.rawOverrides ? state.rawOverrides[key]
+      : jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
+  }
+  if (forCore && CUSTOM_GPU in defaults && state.customGpuGib !== '') {
+    job[CUSTOM_GPU] = jobValue(state.customGpuGib, defaults[CUSTOM_GPU]);
+  }
+  return job;
+}
+
+// Touching a control replaces whatever the URL said for it.
+export function clearOverride(key) { delete state.rawOverrides[key]; }
+
+export function showModeFields(mode) {
+  for (const el of document.querySelectorAll('[data-show]')) el.hidden = !el.dataset.show.split(' ').includes(mode);
+}
+
+// ---------------------------------------------------------------- errors under fields
+
+const errorId = (control) => `${control.id}-error`;
+
+export function clearFieldErrors() {
+  for (const control of document.querySelectorAll('[aria-invalid]')) {
+    control.removeAttribute('aria-invalid');
+    const describedBy = (control.getAttribute('aria-describedby') || '').split(' ').filter((id) => id && id !== errorId(control));
+    if (describedBy.length) control.setAttribute('aria-describedby', describedBy.join(' '));
+    else control.removeAttribute('aria-describedby');
+  }
+  for (const p of document.querySelectorAll('.field-error')) p.remove();
+}
+
+// Shows `message` under `control`, tied to it with aria-describedby.
+export function showFieldError(control, message) {
+  clearFieldErrors();
+  if (!control) return;
+  const p = Object.assign(document.createElement('p'), { className: 'field-error', id: errorId(control), textContent: message });
+  const anchor = control.closest('label.check') ?? control.closest('.row') ?? control;
+  anchor.after(p);
+  control.setAttribute('aria-invalid', 'true');
+  control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), p.id].filter(Boolean).join(' '));
+  // Inside a closed <details>: open it so the error is seen.
+  const details = control.closest('details');
+  if (details) details.open = true;
+}

@@ -1,0 +1,149 @@
+// Where the model comes from: catalog (searchable), a pasted or dropped
+// config.json, or a Hugging Face id / address. Tabs follow the ARIA tabs
+// pattern: arrow keys, Home/End, one tab stop.
+import { fetchHubConfig, hubIdOf } from '../vramcalc-client.js';
+import { state } from '../state.js';
+
+const $ = (id) => document.getElementById(id);
+let models = [];
+let onChange = () => {};
+
+const tabs = () => [...document.querySelectorAll('#source-tabs [role=tab]')];
+
+export function selectSource(kind, { focus = false } = {}) {
+  state.source.kind = kind;
+  for (const tab of tabs()) {
+    const on = tab.dataset.source === kind;
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    if (on && focus) tab.focus();
+  }
+  for (const panel of document.querySelectorAll('[role=tabpanel][data-source]')) panel.hidden = panel.dataset.source !== kind;
+}
+
+export function modelName() {
+  const s = state.source;
+  if (s.kind === 'hub') return s.hubId;
+  if (s.kind === 'paste') return 'pasted config.json';
+  return models.find((m) => m.id === s.modelId)?.name ?? s.modelId;
+}
+
+// The config text for the current source: null for an unknown catalog id,
+// '' when the paste/Hub tab is still empty (not an error: nothing asked yet).
+export function configText() {
+  const s = state.source;
+  if (s.kind === 'paste') return s.pasted;
+  if (s.kind === 'hub') return s.hubText;
+  const model = models.find((m) => m.id === s.modelId);
+  return model ? JSON.stringify(model.config) : null;
+}
+
+// The control that a config or model error belongs to.
+export function sourceControl() {
+  return { paste: $('config-text'), hub: $('hub-id'), catalog: $('model') }[state.source.kind];
+}
+
+// Search: names, ids and Hub ids (a pasted huggingface.co address too); the
+// selected model always stays listed; "no match" when nothing else does.
+function filterModels(pickOne = true) {
+  const raw = $('model-search').value.trim();
+  const q = raw.toLowerCase();
+  const hub = hubIdOf(raw)?.toLowerCase();
+  let shown = 0;
+  let only = null;
+  for (const opt of $('model').options) {
+    const m = models.find((x) => x.id === opt.value);
+    const hit = !q || opt.text.toLowerCase().includes(q) || m.id.includes(q) || m.hf_id.toLowerCase().includes(q) ||
+      (hub && m.hf_id.toLowerCase() === hub);
+    opt.hidden = !hit && opt.value !== state.source.modelId;
+    if (hit) { shown++; only = m; }
+  }
+  $('search-status').textContent = !q ? '' : shown === 0 ? `No model matches “${raw}”.` : `${shown} match${shown > 1 ? 'es' : ''}`;
+  const exact = models.find((m) => m.name.toLowerCase() === q || m.id === q || (hub && m.hf_id.toLowerCase() === hub));
+  const pick = exact ?? (shown === 1 ? only : null);
+  if (pickOne && pick && pick.id !== state.source.modelId) {
+    state.source.modelId = pick.id;
+    $('model').value = pick.id;
+    onChange({ push: true });
+  }
+}
+
+function setHubStatus(text) { $('hub-status').textContent = text; }
+
+export async function fetchHub({ push = true } = {}) {
+  const s = state.source;
+  s.hubId = $('hub-id').value.trim();
+  s.hubText = '';
+  s.hubSaved = false;
+  $('hub-fetch').disabled = true;
+  setHubStatus('Fetching…');
+  try {
+    const got = await fetchHubConfig(s.hubId);
+    s.hubId = got.id;
+    $('hub-id').value = got.id;
+    s.hubText = got.text;
+    s.hubSaved = got.saved;
+    setHubStatus(got.saved ? 'Offline: using the copy saved when this config was last fetched.' : '');
+    onChange({ push });
+  } catch (e) {
+    setHubStatus('');
+    onChange({ push, error: { field: 'config', message: e.message } });
+  } finally {
+    $('hub-fetch').disabled = false;
+  }
+}
+
+async function loadFile(file) {
+  state.source.pasted = await file.text();
+  $('config-text').value = state.source.pasted;
+  selectSource('paste');
+  onChange({ push: true });
+}
+
+export function initModel(catalog, changed) {
+  models = catalog;
+  onChange = changed;
+  for (const m of models) {
+    const label = `${m.name} · ${m.params_total_text}${m.is_moe ? ` (${m.params_active_text} active)` : ''}`;
+    $('model').append(new Option(label, m.id));
+  }
+  const list = tabs();
+  for (const tab of list) {
+    tab.addEventListener('click', () => { selectSource(tab.dataset.source); onChange({ push: true }); });
+    tab.addEventListener('keydown', (e) => {
+      const i = list.indexOf(tab);
+      const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: list.length - 1 }[e.key];
+      if (next === undefined) return;
+      e.preventDefault();
+      const to = list[(next + list.length) % list.length];
+      selectSource(to.dataset.source, { focus: true });
+      onChange({ push: true });
+    });
+  }
+  $('model').addEventListener('change', () => { state.source.modelId = $('model').value; onChange({ push: true }); });
+  $('model-search').addEventListener('input', () => filterModels());
+  $('config-text').addEventListener('input', () => { state.source.pasted = $('config-text').value; onChange({}); });
+  $('config-file').addEventListener('change', () => { if ($('config-file').files[0]) loadFile($('config-file').files[0]); });
+  for (const target of [$('config-text'), document.body]) {
+    target.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
+    target.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
+    target.addEventListener('drop', (e) => {
+      e.preventDefault();
+      $('config-text').classList.remove('drop');
+      const file = e.dataTransfer.files[0];
+      if (file) loadFile(file);
+    });
+  }
+  $('hub-fetch').addEventListener('click', () => fetchHub());
+  $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); fetchHub(); } });
+}
+
+// After the URL changed the source: show it in the controls.
+export function showSource() {
+  const s = state.source;
+  selectSource(s.kind);
+  $('model').value = s.modelId;
+  $('config-text').value = s.pasted;
+  $('hub-id').value = s.hubId;
+  filterModels(false);
+}
