@@ -19,6 +19,6 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [[ ! -d node_modules/playwright-core ]]; then
+if [[ ! -d node_modules/playwright-core || ! -d node_modules/axe-core ]]; then
     npm ci --no-audit --no-fund --loglevel=error
 fi
