@@ -136,6 +136,8 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     const double rkv = static_cast<double>(c.kv_lora_rank);
     a.add("attention input", linear_inputs(d, kRoleQLatent | kRoleKvLatent | kRoleQ, targeted(d, {kRoleQLatent, kRoleKvLatent, kRoleQ}), d.h));
     double latents = norm_bytes(p, d, rkv) + linear_inputs(d, kRoleKvUp, targeted(d, {kRoleKvUp}), rkv);
+    // In fp32 the kv norm's input is a split view of kv_a_proj's output: the rope part stays alive with it.
+    if (d.B == 4 && !d.compile) latents += 4 * static_cast<double>(c.qk_rope_head_dim);
     if (rq > 0) latents += norm_bytes(p, d, rq) + linear_inputs(d, kRoleQUp, targeted(d, {kRoleQUp}), rq);
     a.add("q/kv latents", latents);
     // query and key: cat(nope, rope) per head (2·a·qk). v is a split view of kv_b_proj's output
@@ -146,7 +148,8 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     double v_kept = heads * (nope + dv), out = heads * dv, o_copy = heads * dv;
     if (kernel == Attention::Flash && dv < qk) v_kept = out = heads * qk;
     if (kernel == Attention::Flash && dv >= qk) o_copy = 0;
-    if (kernel == Attention::Eager) v_kept = heads * dv;
+    // eager copies v for its matmul, except at batch 1 where the split view folds and keeps kv_b's output
+    if (kernel == Attention::Eager && p.job.batch > 1) v_kept = heads * dv;
     a.add("q, k, v", (2 * heads * qk + v_kept) * d.B);
     const double core = kernel == Attention::Eager ? eager_scores(p, d, heads) : out * d.B + heads * 4;
     a.add("attention core", core);
