@@ -1,5 +1,7 @@
 #include "api.hpp"
 
+#include "checkpoint.hpp"
+
 #include <optional>
 
 #include "cluster.hpp"
@@ -51,7 +53,7 @@ void write_counts(JsonWriter& w, const Model& m) {
 
 void write_job(JsonWriter& w, const Job& job) {
     w.begin_object();
-    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype->name);
+    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
     w.field("precision", precision_name(job.precision)).field("optimizer", optimizer_name(job.optimizer));
     w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
     w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
@@ -224,7 +226,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
     w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
     w.field("trainable_params", e.trainable_params).field("trainable_text", params_text(e.trainable_params));
-    w.field("weight_format", e.weight_format_label);
+    w.field("weight_format", e.weight_format_label).field("weights_source", weights_source_name(e.weights_source));
     w.key("terms").begin_array();
     for (int t = 0; t < kTermCount; ++t) {
         const double bytes = e.breakdown.bytes[t];
@@ -260,15 +262,23 @@ std::string estimate_request(const std::string& config_json, const std::string& 
     });
 }
 
-std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question) {
+std::string solve_for(const Model& model, const std::string& job_json, const std::string& question) {
     return guarded([&] {
-        const Model& model = model_for(config_json);
         const Question q = parse_question(question);
         const Answer a = solve(model, parse_job(parse_json_text(job_json, "job")), q);
         JsonWriter w;
         write_answer(w, a);
         return w.str();
     });
+}
+
+std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question) {
+    const Model* model = nullptr;
+    const std::string error = guarded([&] {
+        model = &model_for(config_json);
+        return std::string();
+    });
+    return model ? solve_for(*model, job_json, question) : error;
 }
 
 std::string inspect_config(const std::string& config_json) {
@@ -296,6 +306,15 @@ std::string use_config(const std::string& config_json) {
     return answer;
 }
 
+std::string use_checkpoint(const std::string& bytes) {
+    if (!current.model) return current.error;
+    return guarded([&] {
+        const CheckpointInfo info = read_checkpoint(bytes);
+        attach_checkpoint(*current.model, info);
+        return checkpoint_answer(info, current.model->params.total);
+    });
+}
+
 const std::string& estimate_current(const std::string& job_json) {
     thread_local std::string answer;
     if (!current.model) return current.error;
@@ -308,13 +327,7 @@ const std::string& estimate_current(const std::string& job_json) {
 
 std::string solve_current(const std::string& job_json, const std::string& question) {
     if (!current.model) return current.error;
-    return guarded([&] {
-        const Question q = parse_question(question);
-        const Answer a = solve(*current.model, parse_job(parse_json_text(job_json, "job")), q);
-        JsonWriter w;
-        write_answer(w, a);
-        return w.str();
-    });
+    return solve_for(*current.model, job_json, question);
 }
 
 const Model* current_model() { return current.model ? &*current.model : nullptr; }

@@ -33,6 +33,8 @@ std::string inspect_config(const std::string& config_json);
 // Inverse answers (core/inverse.hpp): {"ok":true,"question":...,"answer":N,"format":...,"fits_at_answer":true,
 // "next":N±1,"fits_at_next":false,"total_at_answer_bytes":...,"text":...} or the error shape.
 std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question);
+// The same for a prepared model (the CLI's, with a checkpoint attached).
+std::string solve_for(const Model& model, const std::string& job_json, const std::string& question);
 // The same for the model chosen by use_config.
 std::string solve_current(const std::string& job_json, const std::string& question);
 
@@ -43,6 +45,11 @@ std::string solve_current(const std::string& job_json, const std::string& questi
 // returned text stays valid until the next call.
 std::string use_config(const std::string& config_json);
 const std::string& estimate_current(const std::string& job_json);
+// Checkpoint metadata (a safetensors header or index, or a GGUF header; raw
+// bytes) for the model use_config chose: with dtype auto its weights become
+// exact to the byte. Answers like inspect_checkpoint, with the comparison
+// against the architecture-derived count; an error leaves the model as it was.
+std::string use_checkpoint(const std::string& bytes);
 // The model use_config chose, or null when its config was rejected (then
 // current_model_error() is the error answer use_config gave).
 const Model* current_model();

@@ -7,6 +7,7 @@
 #include "errors.hpp"
 #include "json_text.hpp"
 #include "params.hpp"
+#include "plan.hpp"
 
 namespace vramcalc {
 namespace {
@@ -145,32 +146,88 @@ CheckpointInfo read_checkpoint(const std::string& bytes) {
 
 double exact_weight_bytes(const CheckpointInfo& info) { return static_cast<double>(info.weight_bytes); }
 
+namespace {
+
+// blk.N.<name> -> N, or -1 for tensors outside the repeating blocks.
+int64_t block_of(const std::string& name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    int64_t n = 0;
+    size_t i = 4;
+    if (i >= name.size() || name[i] < '0' || name[i] > '9') return -1;
+    for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && n < 1'000'000; ++i) n = n * 10 + (name[i] - '0');
+    return i < name.size() && name[i] == '.' ? n : -1;
+}
+
+// Where a GGUF's bytes sit: per block (llama.cpp offloads whole blocks with
+// -ngl), the token embedding (kept in host memory) and the rest (output).
+void place_gguf(ExactWeights& x, const CheckpointInfo& info, int64_t layers) {
+    if (layers <= 0) return;
+    x.layer.assign(static_cast<size_t>(layers), 0.0);
+    x.experts.assign(static_cast<size_t>(layers), 0.0);
+    for (const auto& t : info.tensors) {
+        const int64_t b = block_of(t.name);
+        const double bytes = static_cast<double>(t.bytes);
+        if (b >= layers)
+            throw InputError("checkpoint", "GGUF tensor " + short_text(t.name) + " lies beyond the config's " +
+                                               std::to_string(layers) + " layers: header and config describe different models");
+        if (b >= 0) {
+            x.layer[static_cast<size_t>(b)] += bytes;
+            if (t.name.find("_exps.") != std::string::npos) x.experts[static_cast<size_t>(b)] += bytes;
+        } else if (t.name == "token_embd.weight") {
+            x.token_embd += bytes;
+        } else {
+            x.output += bytes;
+        }
+    }
+    for (const auto& d : info.by_dtype)
+        x.mix += (x.mix.empty() ? "" : " + ") + std::to_string(d.tensors) + " " + d.dtype;
+}
+
+}  // namespace
+
+void attach_checkpoint(Model& model, const CheckpointInfo& info) {
+    if (info.weight_bytes <= 0) throw InputError("checkpoint", "holds no tensor data: nothing to size the weights with");
+    ExactWeights x{static_cast<double>(info.weight_bytes), checkpoint_source(info),
+                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}, {}, 0, 0, {}};
+    if (info.format == "gguf") place_gguf(x, info, model.config.layers);
+    model.exact = std::move(x);
+}
+
+const char* checkpoint_source(const CheckpointInfo& info) {
+    return info.format == "gguf" ? "GGUF header" : info.format == "safetensors-index" ? "safetensors index (metadata.total_size)"
+                                                                                       : "safetensors header";
+}
+
+std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params) {
+    json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
+           {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata}};
+    if (!info.architecture.empty()) c["architecture"] = info.architecture;
+    if (info.gguf_version) c["gguf_version"] = info.gguf_version;
+    c["by_dtype"] = json::array();
+    for (const auto& d : info.by_dtype)
+        c["by_dtype"].push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes}});
+    c["tensors"] = json::array();
+    for (const auto& t : info.tensors) c["tensors"].push_back(tensor_json(t));
+    if (architecture_params > 0) {
+        const double derived = architecture_params;
+        json cmp{{"architecture_params", derived}};
+        if (info.elements > 0 && !info.packed_quantized) {
+            cmp["checkpoint_params"] = info.elements;
+            cmp["difference"] = static_cast<double>(info.elements) - derived;
+            cmp["difference_percent"] = 100.0 * (static_cast<double>(info.elements) - derived) / derived;
+        } else {
+            cmp["note"] = info.elements == 0 ? "an index lists no shapes: only the byte total is exact"
+                                             : "packed quantized tensors: stored elements are not parameters";
+        }
+        c["config_comparison"] = cmp;
+    }
+    return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json) {
     try {
         const CheckpointInfo info = read_checkpoint(bytes);
-        json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
-               {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata}};
-        if (!info.architecture.empty()) c["architecture"] = info.architecture;
-        if (info.gguf_version) c["gguf_version"] = info.gguf_version;
-        c["by_dtype"] = json::array();
-        for (const auto& d : info.by_dtype)
-            c["by_dtype"].push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes}});
-        c["tensors"] = json::array();
-        for (const auto& t : info.tensors) c["tensors"].push_back(tensor_json(t));
-        if (!config_json.empty()) {
-            const double derived = count_params(parse_config_text(config_json)).total;
-            json cmp{{"architecture_params", derived}};
-            if (info.elements > 0 && !info.packed_quantized) {
-                cmp["checkpoint_params"] = info.elements;
-                cmp["difference"] = static_cast<double>(info.elements) - derived;
-                cmp["difference_percent"] = derived > 0 ? 100.0 * (static_cast<double>(info.elements) - derived) / derived : 0.0;
-            } else {
-                cmp["note"] = info.elements == 0 ? "an index lists no shapes: only the byte total is exact"
-                                                 : "packed quantized tensors: stored elements are not parameters";
-            }
-            c["config_comparison"] = cmp;
-        }
-        return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
+        return checkpoint_answer(info, config_json.empty() ? 0 : count_params(parse_config_text(config_json)).total);
     } catch (const InputError& e) {
         return json{{"ok", false}, {"error", {{"field", e.field()}, {"message", e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {

@@ -13,6 +13,8 @@
 
 namespace vramcalc {
 
+struct Model;
+
 struct CheckpointTensor {
     std::string name;
     std::string dtype;           // safetensors dtype ("BF16", "F8_E4M3", "I32") or ggml type ("Q4_K", "F16")
@@ -52,5 +54,13 @@ double exact_weight_bytes(const CheckpointInfo& info);
 // The comparison reports the architecture-derived parameter count next to the
 // element count from the shapes and their difference.
 std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json = "");
+// The same answer for an already-read checkpoint; architecture_params > 0
+// adds the comparison.
+std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params);
+// Makes the checkpoint's byte total the model's exact weights (used when the
+// job's dtype is auto). Throws InputError("checkpoint") for an empty one.
+void attach_checkpoint(Model& model, const CheckpointInfo& info);
+// A short name of where exact bytes came from: "safetensors header", ...
+const char* checkpoint_source(const CheckpointInfo& info);
 
 }  // namespace vramcalc

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api.hpp"
+#include "checkpoint.hpp"
 #include "cluster.hpp"
 #include "inverse.hpp"
 #include "errors.hpp"
@@ -26,6 +27,8 @@ Model (default: --model llama-3-8b):
   --model ID            a model from models.json (see --list)
   --config PATH         a Hugging Face config.json
   --params N            only a parameter count (e.g. 7e9); add dimensions with --config for activations
+  --checkpoint PATH     a .safetensors file, model.safetensors.index.json or .gguf: its header gives
+                        the exact weight bytes (used with --dtype auto, the default); only the header is read
   --models PATH         models.json to use (default: the repository's)
   --list                list the models and exit
 
@@ -90,6 +93,35 @@ std::string read_file(const std::string& path, const std::string& field) {
     return text;
 }
 
+// Only the metadata of a checkpoint: a GGUF header (KV metadata + tensor
+// infos, well under 64 MiB even with a 256k-token vocabulary), a safetensors
+// file's 8-byte length + JSON header, or an index / bare header as JSON text.
+std::string read_checkpoint_header(const std::string& path) {
+    constexpr size_t kMaxGgufHeader = 64u << 20;
+    constexpr uint64_t kMaxSafetensorsHeader = 100'000'000;  // safetensors/src/tensor.rs MAX_HEADER_SIZE
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("checkpoint", "cannot read file '" + short_text(path) + "'");
+    std::string head(8, '\0');
+    in.read(&head[0], 8);
+    head.resize(static_cast<size_t>(in.gcount()));
+    size_t want = kMaxJsonBytes;
+    if (head.rfind("GGUF", 0) == 0) want = kMaxGgufHeader;
+    else if (head.size() == 8 && head[0] != '{' && head[0] != ' ' && head[0] != '\n') {
+        uint64_t n = 0;
+        for (int k = 7; k >= 0; --k) n = (n << 8) | static_cast<unsigned char>(head[static_cast<size_t>(k)]);
+        if (n > kMaxSafetensorsHeader) throw InputError("checkpoint", "safetensors header length is absurd (over 100 MB)");
+        want = 8 + static_cast<size_t>(n);
+    }
+    std::string bytes = head;
+    std::string chunk(65536, '\0');
+    while (bytes.size() < want && in) {
+        in.read(&chunk[0], static_cast<std::streamsize>(std::min(chunk.size(), want - bytes.size())));
+        bytes.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (head.rfind("GGUF", 0) != 0 && want == kMaxJsonBytes && in.peek() != EOF) throw_too_large("checkpoint");
+    return bytes;
+}
+
 // A decimal number as people type one: 7e9, -4, 0.5, .5, +3. Not hex (0x10),
 // nan, inf or trailing text, all of which strtod would also accept.
 bool looks_decimal(const std::string& t) {
@@ -145,7 +177,7 @@ int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
     bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false;
     json cluster_fields = json::object(), cluster_flags = json::object();
-    std::string question;
+    std::string question, checkpoint_path;
     json job_fields = json::object();
     json job_flags = json::object();
     for (int i = 1; i < argc; ++i) {
@@ -166,6 +198,7 @@ int run(int argc, char** argv) {
         else if (arg == "--model") model_id = value("model");
         else if (arg == "--config") config_path = path("config");
         else if (arg == "--params") params = value("config.num_parameters");
+        else if (arg == "--checkpoint") checkpoint_path = path("checkpoint");
         else if (arg == "--models") models_path = path("models.json");
         else if (arg == "--job") job_fields = parse_json_text(read_file(path("job"), "job"), "job");
         else if (arg == "--flash") job_flags["flash_attention"] = true;
@@ -228,7 +261,8 @@ int run(int argc, char** argv) {
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
     }
 
-    const Model model = prepare_model(parse_config(config));
+    Model model = prepare_model(parse_config(config));
+    if (!checkpoint_path.empty()) attach_checkpoint(model, read_checkpoint(read_checkpoint_header(checkpoint_path)));
     const Job job = parse_job(job_fields);
     if (plan) {
         if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
@@ -238,7 +272,7 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (!question.empty()) {
-        const std::string answer = solve_request(config.dump(), job_fields.dump(), question);
+        const std::string answer = solve_for(model, job_fields.dump(), question);
         const json parsed = json::parse(answer);
         if (!parsed.value("ok", false))
             throw InputError(parsed["error"]["field"].get<std::string>(), parsed["error"]["message"].get<std::string>());

@@ -49,6 +49,12 @@ std::string format_names() {
     return names;
 }
 
+bool has_format(const std::string& name) {
+    for (const auto& f : kFormats)
+        if (name == f.name) return true;
+    return false;
+}
+
 const NumberFormat& find_format(const std::string& name, const std::string& field) {
     for (const auto& f : kFormats)
         if (name == f.name) return f;

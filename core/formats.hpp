@@ -17,6 +17,7 @@ struct NumberFormat {
 // Throws InputError(field) listing the valid names when `name` is unknown.
 const NumberFormat& find_format(const std::string& name, const std::string& field);
 std::string format_names();
+bool has_format(const std::string& name);
 const std::vector<NumberFormat>& all_formats();
 bool is_kv_format(const NumberFormat& f);  // formats inference engines offer for the KV cache
 std::vector<const char*> kv_format_names();  // "auto" then every format is_kv_format accepts

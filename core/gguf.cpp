@@ -139,6 +139,10 @@ bool is_gguf_format(const NumberFormat& f) { return ftype_of(f) != nullptr && !f
 
 GgufWeights gguf_weights(const Plan& p) {
     const ModelConfig& c = p.m.config;
+    if (p.exact && !p.m.exact.layer.empty()) {  // a GGUF header: its own bytes, block by block
+        GgufWeights w{p.m.exact.layer, p.m.exact.experts, p.m.exact.output, p.m.exact.token_embd, p.m.exact.mix};
+        return w;
+    }
     if (c.family == Family::Explicit || c.layers <= 0)
         throw InputError("config", "llama.cpp's per-tensor GGUF types need the architecture (model_type and dimensions), "
                                    "not only num_parameters");

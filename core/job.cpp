@@ -127,7 +127,13 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     if (read_serving_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
-    else if (key == "dtype") job.dtype = &find_format(text_field(v, field), field);
+    else if (key == "dtype") {
+        const std::string name = text_field(v, field);
+        job.dtype_auto = name == "auto";
+        if (!job.dtype_auto && !has_format(name))
+            throw InputError(field, "unknown format '" + short_text(name) + "'; choose auto or one of " + format_names());
+        job.dtype = &find_format(job.dtype_auto ? "bf16" : name, field);
+    }
     else if (key == "precision") job.precision = read_choice(v, field, kPrecision);
     else if (key == "master_weights") job.precision = bool_field(v, field) ? Precision::Master : Precision::Pure;
     else if (key == "optimizer") job.optimizer = read_choice(v, field, kOptimizers);

@@ -67,6 +67,11 @@ struct Job {
     Mode mode = Mode::Inference;
     Framework framework = Framework::Custom;
     const NumberFormat* dtype = &find_format("bf16", "job.dtype");  // weights; QLoRA: a float dtype = NF4 base + this compute dtype
+    // "auto" (the default): weights as the checkpoint ships them. For inference
+    // and LoRA that is the config's quantization_config when present, and the
+    // exact bytes of checkpoint metadata when attached (vLLM --dtype auto, HF
+    // from_pretrained with a quantization_config); otherwise `dtype` (bf16).
+    bool dtype_auto = true;
     Precision precision = Precision::Master;
     Optimizer optimizer = Optimizer::AdamW;
     const NumberFormat* optimizer_dtype = &find_format("fp32", "job.optimizer_dtype");  // Adam m and v

@@ -45,7 +45,8 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
     e.model_states_bytes = weights_term(plan, e.layout, nullptr) + gradients_term(plan, e.layout, nullptr) +
                            optimizer_term(plan, e.layout, nullptr);
-    e.weight_format_label = plan.weights.label;
+    e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
+    e.weights_source = plan.exact ? WeightsSource::Exact : plan.shipped ? WeightsSource::QuantizationConfig : WeightsSource::Job;
     e.weights_reference_bytes = base_weights_bytes(plan, nullptr);
     // GPUs that hold one full copy of the model between them: data-parallel
     // replicas each hold their own, so the ratio is per replica.

@@ -20,6 +20,13 @@
 
 namespace vramcalc {
 
+// Where the weights figure comes from: the job's format, the config's
+// quantization_config (dtype auto), or exact checkpoint metadata (dtype auto).
+enum class WeightsSource { Job, QuantizationConfig, Exact };
+inline const char* weights_source_name(WeightsSource s) {
+    return s == WeightsSource::Exact ? "exact" : s == WeightsSource::QuantizationConfig ? "quantization_config" : "job";
+}
+
 enum TermIndex { kWeights, kGradients, kOptimizer, kActivations, kLogits, kBuffers, kKvCache, kOverhead, kTermCount };
 const char* term_key(int term);    // "weights", "gradients", ...
 const char* term_label(int term);  // "Weights", "Gradients", ...
@@ -65,6 +72,7 @@ struct Estimate {
     double weights_reference_bytes = 0;  // unsharded weights in the job's format: the "raw weights"
     double ratio_to_weights = 0;         // total per GPU × GPUs holding a copy of the model / raw weights
     std::string weight_format_label;
+    WeightsSource weights_source = WeightsSource::Job;
     std::vector<std::string> notes;
     std::vector<GpuFit> fits;
     ServingInfo serving;                 // inference: engine pool, offload split, fit on the chosen GPU

@@ -89,9 +89,19 @@ const NumberFormat& compute_format(const Job& job) {
     return job.dtype->trainable ? *job.dtype : find_format("bf16", "job.dtype");
 }
 
+// dtype auto keeps the checkpoint's own storage where the base weights stay
+// frozen as shipped: inference and LoRA (PEFT trains adapters on GPTQ/AWQ/FP8
+// bases; full training dequantizes, QLoRA re-quantizes to NF4).
+bool keeps_shipped(const Job& job) { return job.dtype_auto && (job.mode == Mode::Inference || job.mode == Mode::LoRA); }
+
+const WeightQuant* shipped_quant(const Model& m, const Job& job) {
+    return keeps_shipped(job) && m.config.quant.present() && has_format(m.config.quant.format) ? &m.config.quant : nullptr;
+}
+
 // How the base weights are stored; QLoRA with a float dtype means an NF4
 // base computing in that dtype.
-const NumberFormat& weight_format(const Job& job) {
+const NumberFormat& weight_format(const Model& m, const Job& job) {
+    if (const WeightQuant* q = shipped_quant(m, job)) return find_format(q->format, "config.quantization_config");
     if (job.mode == Mode::QLoRA && job.dtype->trainable) return find_format("nf4", "job.dtype");
     return *job.dtype;
 }
@@ -117,7 +127,7 @@ uint32_t role_of(const Tensor& t) {
     return 0;
 }
 
-Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config)}; }
+Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config), {}}; }
 
 double trainable_params(const Model& model, const Job& job) {
     switch (job.mode) {
@@ -130,7 +140,9 @@ double trainable_params(const Model& model, const Job& job) {
 }
 
 Plan make_plan(const Model& m, const Job& job) {
-    Plan p{m, job, compute_format(job), weight_format(job), nullptr, {}};
+    Plan p{m, job, compute_format(job), weight_format(m, job), nullptr, false, nullptr, {}};
+    p.shipped = shipped_quant(m, job);
+    p.exact = keeps_shipped(job) && m.exact.present();
     if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
     // Targets are checked in every mode, so a bad list is reported even when unused.
     if (uses_adapters(job) || (m.config.family != Family::Explicit && job.lora_targets != "all-linear")) {

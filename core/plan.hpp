@@ -3,6 +3,7 @@
 // how it is spread over GPUs, resolved once per estimate and reused for every
 // layout tried.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config.hpp"
@@ -11,10 +12,24 @@
 
 namespace vramcalc {
 
+// Exact weight bytes read from checkpoint metadata (core/checkpoint.hpp):
+// a safetensors header or index, or a GGUF header.
+struct ExactWeights {
+    double bytes = 0;          // 0: none attached
+    std::string source;        // "safetensors header", "GGUF header", ...
+    double elements = 0;       // tensor elements in the shapes (0 for an index)
+    // A GGUF header also gives where the bytes sit, for llama.cpp's -ngl split:
+    std::vector<double> layer, experts;  // per blk.N (bytes), and of which *_exps tensors
+    double token_embd = 0, output = 0;    // token_embd.weight; output + output_norm + the rest
+    std::string mix;                      // "193 q4_K + 33 q6_K + 65 f32"
+    bool present() const { return bytes > 0; }
+};
+
 struct Model {
     ModelConfig config;
     std::vector<Tensor> tensors;
     ParamCounts params;
+    ExactWeights exact;        // attached with attach_checkpoint; used when job.dtype is auto
 };
 Model prepare_model(const ModelConfig& config);
 
@@ -33,6 +48,8 @@ struct Plan {
     const Job& job;
     const NumberFormat& compute;  // dtype of matmuls, activations and 16-bit gradients
     const NumberFormat& weights;  // how the base weights are stored
+    const WeightQuant* shipped = nullptr;  // dtype auto + quantization_config: the checkpoint's own scheme
+    bool exact = false;           // dtype auto + checkpoint metadata: weights are m.exact.bytes
     const NumberFormat* kv;       // KV cache format; null when training
     std::vector<const Tensor*> lora;  // tensors with adapters (LoRA modes)
     uint32_t lora_roles = 0;      // their roles, for the activation model

@@ -63,8 +63,9 @@ double weights_on_gpu(const Plan& p, const Layout& l, std::string* why) {
     // TP-sharded, or replicated under data-parallel attention (SGLang
     // --enable-dp-attention, DeepSeek-V3 report §3.4: attention DP, experts EP).
     const double all = base_weights_bytes(p, nullptr);
-    const double experts = sum_params(p.m.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) *
-                           p.weights.bits / 8;
+    const double expert_bits = p.shipped ? p.shipped->bits : p.weights.bits;
+    const double experts = std::min(all, sum_params(p.m.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) *
+                                             expert_bits / 8);
     const double rest = all - experts;
     const double attn_tp = p.job.dp_attention ? 1 : static_cast<double>(l.tp);
     const double pp = static_cast<double>(l.pp), ep = static_cast<double>(p.job.ep);
@@ -275,7 +276,7 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     b.bytes[kActivations] = 0;
     b.bytes[kOverhead] = job.overhead_gb * kBytesPerGB;
     if (explain) {
-        b.why[kWeights] = std::string(p.weights.label) + " per tensor (" + g.mix + ", " +
+        b.why[kWeights] = (p.exact ? "as stored in the " + p.m.exact.source : std::string(p.weights.label)) + " per tensor (" + g.mix + ", " +
                           printf_text("%.2f", g.total() * 8 / p.m.params.total) + " bits/weight, " + gib(g.total()) +
                           "): " + count(s.gpu_layers) + "/" + count(L) + " layers" + (output_on_gpu ? " + output" : "") +
                           " on the GPU = " + printf_text("%.2f MiB", gpu / 1048576) + "; token_embd " +

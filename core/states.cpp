@@ -60,10 +60,28 @@ double optimizer_full(const Plan& p, std::string* text) {
 }  // namespace
 
 // GPTQ/AWQ/bitsandbytes formats quantize the linear layers only; embeddings
-// and lm_head stay in the compute dtype.
+// and lm_head stay in the compute dtype. A quantization_config says the
+// same with its own bits per weight (scales and zeros of its group size,
+// core/config_quant.cpp); gpt-oss's MXFP4 covers the routed experts only
+// (its quantization_config modules_to_not_convert: attention, router,
+// embeddings and head stay bf16).
 double base_weights_bytes(const Plan& p, std::string* why) {
-    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
+    if (p.exact) {
+        if (why) *why = std::to_string(static_cast<long long>(p.m.exact.bytes)) + " bytes, exact from the " + p.m.exact.source;
+        return p.m.exact.bytes;
+    }
     const double compute_bytes = p.compute.bits / 8;
+    if (p.shipped) {
+        const double kept = p.shipped->experts_only ? p.m.params.total - p.m.params.routed_experts : p.m.params.embeddings;
+        const double each = p.shipped->bits / 8;
+        if (why)
+            *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" + p.shipped->scheme +
+                   ": " + p.shipped->bits_source + " bits, from quantization_config) + " + params_text(kept) +
+                   (p.shipped->experts_only ? " non-expert" : " embedding/head") + " params × " + plain_number(compute_bytes) +
+                   " bytes (kept " + p.compute.label + ")";
+        return (p.m.params.total - kept) * each + kept * compute_bytes;
+    }
+    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
     const double each = autocast(p) ? 4 : p.weights.bits / 8;
     if (why) {
         *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" +
