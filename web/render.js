@@ -30,6 +30,17 @@ export function renderBar(bar, result) {
 }
 
 export function renderBreakdownRows(tbody, result, withWhy = true) {
+  // Same terms as shown: rewrite only the cells whose text changed (less layout per input).
+  const rows = tbody.rows;
+  if (rows.length === result.terms.length && result.terms.every((t, i) => rows[i].dataset.term === t.key)) {
+    result.terms.forEach((t, i) => {
+      const num = rows[i].cells[1];
+      if (num.textContent !== t.text) num.textContent = t.text;
+      const how = rows[i].cells[2];
+      if (withWhy && how.textContent !== (t.why ?? '')) how.textContent = t.why ?? '';
+    });
+    return;
+  }
   tbody.replaceChildren();
   for (const t of result.terms) {
     const row = el('tr', { 'data-term': t.key });
