@@ -11,7 +11,8 @@ import path from 'node:path';
 import { loadVramcalc, repo } from '../tests/wasm/load_wasm.mjs';
 import { startServer, launchBrowser } from '../tests/browser/harness.mjs';
 
-const web = path.join(repo, 'web');
+// VRAMCALC_WEB: another copy of web/ to measure (e.g. an older page with the same wasm), for before/after figures.
+const web = process.env.VRAMCALC_WEB ? path.resolve(process.env.VRAMCALC_WEB) : path.join(repo, 'web');
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (x, d = 2) => x.toFixed(d);
 
@@ -52,7 +53,7 @@ for (let r = 0; r < 200; r++) {
 }
 
 // ---------------------------------------------------------------- browser
-const server = await startServer();
+const server = await startServer(web);
 const cold = [];
 for (let i = 0; i < 5; i++) {
   const context = await launchBrowser();  // fresh profile: no HTTP cache, no service worker

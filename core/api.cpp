@@ -69,6 +69,15 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp).field("cp", job.cp).field("zero", job.zero);
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
+    // Serving (core/serving.cpp): the engine and its fields, so presets in force show, and options() lists them.
+    w.field("engine", engine_name(job.engine)).field("gpu", job.gpu ? job.gpu->id : "").field("device_gib", job.device_gib);
+    w.field("gpu_memory_utilization", job.gpu_memory_utilization).field("mem_fraction_static", job.mem_fraction_static);
+    w.field("comm_buffers_gb", job.comm_buffers_gb).field("max_model_len", job.max_model_len);
+    w.field("max_num_batched_tokens", job.max_num_batched_tokens).field("max_num_seqs", job.max_num_seqs);
+    w.field("chunked_prefill", job.chunked_prefill).field("block_size", job.block_size).field("new_tokens", job.new_tokens);
+    w.field("n_ubatch", job.n_ubatch).field("n_gpu_layers", job.n_gpu_layers).field("experts_on_cpu", job.experts_on_cpu);
+    w.field("gguf_rules", gguf_rules_name(job.gguf_rules)).field("swa_full", job.swa_full).field("ep", job.ep);
+    w.field("dp_attention", job.dp_attention);
     w.end_object();
 }
 
@@ -207,6 +216,7 @@ void write_answer(JsonWriter& w, const Answer& a) {
     w.field("total_at_answer_bytes", a.total_at).field("total_at_answer_text", gb_text(a.total_at));
     w.field("next_exists", a.next_exists).field("next", minimum ? a.value - 1 : a.value + 1);
     w.field("fits_at_next", a.fits_next).field("total_at_next_bytes", a.total_next);
+    w.field("total_at_next_text", gb_text(a.total_next)).field("answer_label", a.answer_label).field("next_label", a.next_label);
     w.key("candidates").begin_array();
     for (const auto& c : a.candidates) w.value(c);
     w.end_array().field("text", a.text).end_object();
@@ -247,7 +257,8 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
-        w.field("capacity_text", capacity_text_of(f.id)).field("fits_as_configured", f.fits_as_configured);
+        w.field("capacity_text", f.custom ? capacity_text(f.capacity_bytes) : capacity_text_of(f.id));
+        w.field("fits_as_configured", f.fits_as_configured);
         w.field("gpus_needed", f.gpus_needed).end_object();
     }
     w.end_array().end_object();

@@ -46,6 +46,11 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;
     for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
+    // The user's own GPU (job.device_gib, GiB as marketed like the catalog's), answered like any other.
+    if (p.job.device_gib > 0) {
+        const double bytes = p.job.device_gib * 1024.0 * 1024.0 * 1024.0;
+        fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
+    }
     Layout l;
     auto total_at = [&](int64_t n, double& total) {
         if (!fit_layout(p, chosen, n, l)) return false;

@@ -109,6 +109,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             record(set, v, kMaxContext);
             a.text = a.found ? "largest context: " + std::to_string(v) + " tokens × batch " + std::to_string(job.batch)
                              : "not even one token fits";
+            a.answer_label = "context " + std::to_string(v);
+            a.next_label = "context " + std::to_string(v + 1);
             break;
         }
         case Question::MaxBatch: {
@@ -117,6 +119,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             record(set, v, kMaxBatch);
             a.text = a.found ? "largest batch: " + std::to_string(v) + " concurrent sequences of " + std::to_string(job.seq) + " tokens"
                              : "not even one sequence fits";
+            a.answer_label = "batch " + std::to_string(v);
+            a.next_label = "batch " + std::to_string(v + 1);
             break;
         }
         case Question::MinGpus: {
@@ -137,6 +141,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
             }
             a.text = a.found ? "fewest GPUs: " + std::to_string(v) : "does not fit on up to 4096 GPUs";
+            a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
+            a.next_label = std::to_string(v - 1) + (v - 1 == 1 ? " GPU" : " GPUs");
             break;
         }
         case Question::MaxGpuLayers: {
@@ -147,6 +153,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             record(set, v, L + 1);
             a.text = a.found ? "-ngl " + std::to_string(v) + (v > L ? " (every layer and the output)" : " of " + std::to_string(L) + " layers")
                              : "not even the CPU-only setup's GPU buffers fit";
+            a.answer_label = "-ngl " + std::to_string(v);
+            a.next_label = "-ngl " + std::to_string(v + 1);
             break;
         }
         case Question::BestFormat: {
@@ -169,6 +177,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
             }
             a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";
+            a.answer_label = a.found ? "format " + a.format : "";
+            a.next_label = a.next_exists ? "format " + a.candidates[static_cast<size_t>(lo - 1)] : "";
             break;
         }
     }

@@ -25,6 +25,7 @@ struct Answer {
     bool next_exists = false;    // false when the answer is the upper end of the range
     bool fits_next = false;      // re-estimated one step past the answer (false unless the job is not monotone)
     std::string text;
+    std::string answer_label, next_label;  // the answer and one step past it, as settings ("context 8192", "-ngl 33")
 };
 
 // Throws InputError("question") for an unknown name, InputError("job.gpu") when no GPU is chosen.

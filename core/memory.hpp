@@ -56,6 +56,7 @@ struct GpuFit {
     double capacity_bytes;
     bool fits_as_configured;  // this job's per-GPU total fits one of these
     int64_t gpus_needed;      // smallest sharded count that fits; 0 = never (see note)
+    bool custom = false;      // id "custom": the job's device_gib (a GPU not in the catalog), listed last
 };
 
 struct Estimate {

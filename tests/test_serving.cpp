@@ -2,6 +2,8 @@
 // each against a hand-derived figure.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "errors.hpp"
 #include "helpers.hpp"
 #include "inverse.hpp"
@@ -213,4 +215,45 @@ TEST_CASE("llama.cpp -ot exps=CPU keeps Mixtral's routed experts in system RAM")
     const Estimate e = run(m, job);
     CHECK(e.breakdown.bytes[kWeights] == doctest::Approx(25145.55 * 1048576 - experts).epsilon(1e-5));
     CHECK(e.serving.cpu_bytes >= experts);
+}
+
+TEST_CASE("your own GPU (device_gib): a fit row like a catalog GPU of that size, and inverse answers on it") {
+    const Model m = test::model("llama-3-8b");
+    // A 24 GiB custom GPU answers exactly as the RTX 4090 (24 GiB usable in the catalog) does.
+    for (const json job : {json{{"seq", 8192}, {"batch", 4}}, json{{"mode", "train"}}}) {
+        json with_custom = job;
+        with_custom["device_gib"] = 24;
+        const Estimate e = run(m, with_custom);
+        REQUIRE(!e.fits.empty());
+        const GpuFit& custom = e.fits.back();
+        CHECK(std::string(custom.id) == "custom");
+        CHECK(custom.custom);
+        CHECK(custom.capacity_bytes == 24.0 * 1024 * 1024 * 1024);
+        const auto rtx = std::find_if(e.fits.begin(), e.fits.end(), [](const GpuFit& f) { return std::string(f.id) == "rtx4090"; });
+        REQUIRE(rtx != e.fits.end());
+        CHECK(custom.fits_as_configured == rtx->fits_as_configured);
+        CHECK(custom.gpus_needed == rtx->gpus_needed);
+        CHECK(run(m, job).fits.size() + 1 == e.fits.size());  // no row without device_gib
+    }
+    // The inverse answers take device_gib in place of a catalog id, and name both steps.
+    const std::string config = find_model(test::models(), "llama-3-8b").config.dump();
+    const json custom = json::parse(solve_request(config, R"({"device_gib": 24, "seq": 8192})", "max_batch"));
+    const json catalog = json::parse(solve_request(config, R"({"gpu": "rtx4090", "seq": 8192})", "max_batch"));
+    REQUIRE(custom["ok"].get<bool>());
+    CHECK(custom["answer"] == catalog["answer"]);
+    CHECK(custom["answer_label"] == "batch " + std::to_string(custom["answer"].get<int64_t>()));
+    CHECK(custom["next_label"] == "batch " + std::to_string(custom["next"].get<int64_t>()));
+    CHECK(custom["total_at_next_text"].get<std::string>().find(" GB") != std::string::npos);
+    const json format = json::parse(solve_request(config, R"({"engine": "llamacpp", "gpu": "t4", "seq": 32768})", "best_format"));
+    REQUIRE(format["found"].get<bool>());
+    CHECK(format["answer_label"] == "format " + format["format"].get<std::string>());
+    // A capacity out of range is refused under its own name.
+    for (const json bad : {json(-1), json(0.5e6), json("twenty")}) {
+        try {
+            parse_job({{"device_gib", bad}});
+            FAIL("accepted device_gib " << bad.dump());
+        } catch (const InputError& e) {
+            CHECK(e.field() == "job.device_gib");
+        }
+    }
 }

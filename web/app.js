@@ -1,14 +1,15 @@
 // The calculator page: one state object (state.js), one module per panel
 // (panels/), and this file turning state into core calls and renders.
-import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, ticks, counterpartJob, savedHubConfig, jobValue,
+import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, counterpartJob, savedHubConfig, jobValue,
   modeTitle } from './vramcalc-client.js';
 import { state, stateQuery, unbase64url } from './state.js';
-import { initJob, setField, readJob, clearOverride, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
+import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
 import { initModel, showSource, configText, modelName, sourceControl, fetchHub } from './panels/model.js';
 import { renderResults, showState } from './panels/results.js';
 import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
 import { exportJson, exportCsv, exportMarkdown, exportPng } from './panels/export.js';
+import { initFits, fitsGpu, fitsJob, renderFits } from './panels/fits.js';
 import { embedSnippet } from './embed.js';
 
 const $ = (id) => document.getElementById(id);
@@ -20,7 +21,7 @@ const options = JSON.parse(core.options());
 const defaults = options.defaults;
 const gpuCatalog = JSON.parse(core.gpus());
 const models = await modelsLoading;
-const fieldIds = initJob(options);
+const fieldIds = initJob(options, gpuCatalog);
 const embedded = new URLSearchParams(location.search).has('embed');
 if (embedded) document.body.classList.add('embedded');
 
@@ -31,6 +32,7 @@ for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none
 // ---------------------------------------------------------------- URL state
 
 function applyQuery(q) {
+  state.touched = new Set(fieldIds.filter((key) => q.has(key)));
   for (const key of fieldIds) setField(key, q.has(key) ? q.get(key) : defaults[key]);
   const s = state.source;
   s.kind = 'catalog';
@@ -54,6 +56,7 @@ function applyQuery(q) {
   $('custom_gpu_gib').value = state.customGpuGib;
   state.lineGpu = q.get('line') ?? '';
   $('line-gpu').value = state.lineGpu;
+  state.fitsGpu = q.get('fit') ?? '';
   state.compare = q.getAll('cmp').slice(0, 4);
   showSource();
 }
@@ -64,7 +67,7 @@ let urlTimer = 0;
 function writeUrl(push) {
   clearTimeout(urlTimer);
   const write = () => {
-    const url = `?${stateQuery(readJob(), defaults)}${embedded ? '&embed=1' : ''}`;
+    const url = `?${stateQuery(readJob())}${embedded ? '&embed=1' : ''}`;
     if (url === location.search) return;
     if (push) history.pushState(null, '', url);
     else history.replaceState(null, '', url);
@@ -85,6 +88,7 @@ function controlFor(field) {
 const plainMessage = (message, field) => (message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message);
 
 function fail({ field, message }, keepResult) {
+  cancelSecondary();
   const control = controlFor(field);
   showFieldError(control, plainMessage(message, field));
   // Dimmed last result only for the same model: another model's figures never stay.
@@ -95,35 +99,51 @@ function fail({ field, message }, keepResult) {
 
 function chartLines(result) {
   const lines = [];
+  // The custom GPU is the core's fit row "custom" (job.device_gib).
   const custom = result.fits.find((f) => f.id === 'custom');
   if (custom) lines.push({ label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
-  else if (state.customGpuGib !== '' && Number(state.customGpuGib) > 0) {
-    // Until the core knows custom_gpu_gib: the typed size, in bytes, for the line only.
-    lines.push({ label: `Your GPU · ${state.customGpuGib} GiB`, bytes: Number(state.customGpuGib) * 2 ** 30 });
-  }
   if (state.lineGpu === 'none') return lines;
-  const pick = state.lineGpu ? result.fits.find((f) => f.id === state.lineGpu)
-    : result.fits.find((f) => f.fits_as_configured) ?? result.fits[result.fits.length - 1];
+  const catalog = result.fits.filter((f) => f.id !== 'custom');
+  const pick = state.lineGpu ? catalog.find((f) => f.id === state.lineGpu)
+    : catalog.find((f) => f.fits_as_configured) ?? catalog[catalog.length - 1];
   if (pick) lines.push({ label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
   return lines;
 }
 
-function renderCharts(text, job, result) {
-  const lines = chartLines(result);
-  for (const [axis, box, label] of [['seq', $('chart-seq'), 'sequence length'], ['batch', $('chart-batch'), 'batch']]) {
-    const answer = sweep(text, job, axis, axisValues(axis, result.job[axis]));
-    if (!answer.ok) { box.replaceChildren(); continue; }
-    const max = Math.max(...answer.points.map((p) => p.total_bytes), ...lines.map((l) => l.bytes));
-    const marks = ticks(max);
-    if (!marks.ok) { box.replaceChildren(); continue; }
-    drawStacked(box, { sweepAnswer: answer, ticks: marks.ticks, lines, current: result.job[axis], axisLabel: label });
-  }
-  $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase);
+// Core answers for the deferred panels, kept while their inputs are the same
+// (a chart line or another panel's change does not ask the core again).
+const memo = new Map();
+function remembered(kind, text, args, ask) {
+  const key = JSON.stringify(args);
+  const last = memo.get(kind);
+  if (last && last.text === text && last.key === key) return last.answer;
+  const answer = ask();
+  memo.set(kind, { text, key, answer });
+  return answer;
 }
 
-function renderComparisons(text, job) {
-  const m = matrix(text, job);
-  if (m.ok) renderMatrix($('matrix'), m, job);
+function renderChart(text, job, result, axis) {
+  const [box, label] = axis === 'seq' ? [$('chart-seq'), 'sequence length'] : [$('chart-batch'), 'batch'];
+  const values = axisValues(axis, result.job[axis]);
+  const answer = remembered(`sweep-${axis}`, text, [job, values], () => sweep(text, job, axis, values));
+  if (!answer.ok) { box.replaceChildren(); return; }
+  const lines = chartLines(result);
+  const marks = ticks(Math.max(...answer.points.map((p) => p.total_bytes), ...lines.map((l) => l.bytes)));
+  if (!marks.ok) { box.replaceChildren(); return; }
+  drawStacked(box, { sweepAnswer: answer, ticks: marks.ticks, lines, current: result.job[axis], axisLabel: label });
+}
+
+function renderFitsPanel(text, job, result) {
+  const gpu = fitsGpu(result, state.fitsGpu);
+  if (!gpu) return;
+  const ask = fitsJob(job, gpu);
+  const answers = remembered('fits', text, ask, () => options.questions.map((question) => ({ question, answer: solve(text, ask, question) })));
+  renderFits(result, gpu, answers);
+}
+
+function renderComparisons(text, job, result) {
+  const m = remembered('matrix', text, job, () => matrix(text, job));
+  if (m.ok) renderMatrix($('matrix'), m, result.job);
   const setups = state.compare.map((query) => setupFor(new URLSearchParams(query)));
   renderCompare($('compare'), setups, (i) => { state.compare.splice(i, 1); update({ push: true }); });
 }
@@ -131,7 +151,9 @@ function renderComparisons(text, job) {
 // A saved setup (its query string) as a title and a core answer.
 function setupFor(q) {
   const job = {};
-  for (const key of fieldIds) job[key] = jobValue(q.get(key) ?? defaults[key], defaults[key]);
+  for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
+  if (q.has('custom_gpu_gib')) job.device_gib = jobValue(q.get('custom_gpu_gib'), defaults.device_gib);
+  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
   let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
   if (q.has('model')) {
@@ -141,7 +163,8 @@ function setupFor(q) {
   } else if (q.has('hf')) text = q.get('hf') === state.source.hubId ? state.source.hubText : savedHubConfig(q.get('hf'));
   else if (q.has('cfg')) { try { text = unbase64url(q.get('cfg')); } catch { text = null; } }
   const result = text ? estimate(text, job) : { ok: false, error: { message: 'config not available offline' } };
-  const subtitle = `${modeTitle(job.mode)} · ${result.ok ? result.weight_format : job.dtype} · ${job.batch} × ${job.seq} · ${job.gpus} GPU${job.gpus > 1 ? 's' : ''}`;
+  const j = result.ok ? result.job : { ...defaults, ...job };
+  const subtitle = `${modeTitle(j.mode)} · ${result.ok ? result.weight_format : j.dtype} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}`;
   return { title, subtitle, result };
 }
 
@@ -163,36 +186,51 @@ function compute() {
   const job = readJob({ forCore: true });
   const result = estimate(text, job);
   if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
-  const other = estimate(text, counterpartJob(job, options));
+  const other = estimate(text, counterpartJob(job, options, result.job));
   clearFieldErrors();
+  showEffective(result.job);
   showState('result');
   state.result = result;
   state.resultConfig = text;
   state.other = other;
   renderResults(result, other, { name: modelName(), options });
-  // The totals and breakdown paint first; charts and comparisons follow right
-  // after that paint (only the latest input's, when inputs come fast).
-  scheduleSecondary(() => {
-    renderCharts(text, job, result);
-    renderComparisons(text, job);
-  });
+  // The totals and breakdown paint first; charts, "what fits" and comparisons
+  // follow after that paint, one per task, and only the latest input's.
+  scheduleSecondary([
+    () => renderChart(text, job, result, 'seq'),
+    () => renderChart(text, job, result, 'batch'),
+    () => { $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase); },
+    () => renderFitsPanel(text, job, result),
+    () => renderComparisons(text, job, result),
+  ]);
 }
 
-let secondary = null;
-function scheduleSecondary(draw) {
-  const first = secondary === null;
-  secondary = draw;
+// Deferred work: one task per panel, each in its own macrotask after the
+// first paint so an input arriving meanwhile runs first; a newer input's
+// work replaces the rest of an older one's.
+let generation = 0;
+const channel = new MessageChannel();
+const queued = [];
+channel.port1.onmessage = () => queued.shift()?.();
+const nextTask = (fn) => { queued.push(fn); channel.port2.postMessage(0); };
+function cancelSecondary() {
+  generation++;
+  delete document.body.dataset.busy;
+}
+function scheduleSecondary(tasks) {
+  const mine = ++generation;
   document.body.dataset.busy = 'true';
-  if (!first) return;
-  requestAnimationFrame(() => setTimeout(() => {
-    const run = secondary;
-    secondary = null;
+  const step = () => {
+    if (mine !== generation) return;
+    const task = tasks.shift();
+    if (!task || !state.result) { delete document.body.dataset.busy; return; }
     try {
-      if (state.result) run();
+      task();
     } finally {
-      delete document.body.dataset.busy;
+      nextTask(step);
     }
-  }));
+  };
+  requestAnimationFrame(() => nextTask(step));
 }
 
 // One place every change goes through: URL, then numbers (reloading the core
@@ -226,7 +264,7 @@ for (const type of ['input', 'change']) {
     if (e.target.closest('.source')) return;
     if (!typed(e) && type === 'input') return;  // its change event follows
     if (e.target.id === 'custom_gpu_gib') state.customGpuGib = e.target.value.trim();
-    else if (e.target.name) clearOverride(e.target.name);
+    else if (e.target.name) touch(e.target.name);
     let push = true;
     if (typed(e)) {
       push = type === 'input' && typing !== e.target;
@@ -236,10 +274,12 @@ for (const type of ['input', 'change']) {
   });
 }
 $('line-gpu').addEventListener('change', () => { state.lineGpu = $('line-gpu').value; update({ push: true }); });
+initFits((id) => { state.fitsGpu = id; update({ push: true }); });
 $('compare-add').addEventListener('click', () => {
-  const q = stateQuery(readJob(), defaults);
+  const q = stateQuery(readJob());
   q.delete('cmp');
   q.delete('line');
+  q.delete('fit');
   if (state.compare.length >= 4) state.compare.shift();
   state.compare.push(q.toString());
   update({ push: true });
@@ -250,7 +290,8 @@ window.addEventListener('popstate', () => {
   else update();
 });
 
-const exportArgs = () => ({ name: modelName(), configText: configText(), result: state.result, other: state.other, link: location.href });
+const exportArgs = () => ({ name: modelName(), configText: configText(), result: state.result, other: state.other, link: location.href,
+  request: readJob({ forCore: true }) });
 $('share').addEventListener('click', async () => {
   try {
     await navigator.clipboard.writeText(location.href);
@@ -269,9 +310,9 @@ $('embed').addEventListener('click', () => {
   const open = $('embed-box').hidden;
   $('embed-box').hidden = !open;
   $('embed').setAttribute('aria-expanded', String(open));
-  const job = readJob();
-  const changed = Object.fromEntries(Object.entries(job).filter(([k, v]) => String(v) !== String(defaults[k])));
-  const query = stateQuery(job, defaults);
+  // The widget gets the fields the user set, as the core reads them (the custom GPU as device_gib).
+  const changed = readJob({ forCore: true });
+  const query = stateQuery(readJob());
   query.delete('cmp');
   $('embed-code').value = embedSnippet({ here: new URL('./', location.href).href,
     modelId: state.source.kind === 'catalog' ? state.source.modelId : null, changed, query });

@@ -28,6 +28,11 @@ export function coreApi(core) {
       use(configText);
       return JSON.parse(core.matrix(JSON.stringify(job)));
     },
+    // An inverse answer for the job on its GPU (core/inverse.hpp questions).
+    solve(configText, job, question) {
+      use(configText);
+      return JSON.parse(core.solveCurrent(JSON.stringify(job), question));
+    },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
     },

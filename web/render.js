@@ -30,6 +30,17 @@ export function renderBar(bar, result) {
 }
 
 export function renderBreakdownRows(tbody, result, withWhy = true) {
+  // Same terms as shown: rewrite only the cells whose text changed (less layout per input).
+  const rows = tbody.rows;
+  if (rows.length === result.terms.length && result.terms.every((t, i) => rows[i].dataset.term === t.key)) {
+    result.terms.forEach((t, i) => {
+      const num = rows[i].cells[1];
+      if (num.textContent !== t.text) num.textContent = t.text;
+      const how = rows[i].cells[2];
+      if (withWhy && how.textContent !== (t.why ?? '')) how.textContent = t.why ?? '';
+    });
+    return;
+  }
   tbody.replaceChildren();
   for (const t of result.terms) {
     const row = el('tr', { 'data-term': t.key });
@@ -41,17 +52,26 @@ export function renderBreakdownRows(tbody, result, withWhy = true) {
   }
 }
 
+// The GPU table. Rows are kept and only changed cells rewritten when the GPU
+// list is the same (every input would otherwise rebuild 40-odd rows).
 export function renderFitRows(tbody, result) {
-  tbody.replaceChildren();
-  for (const f of result.fits) {
-    const row = el('tr', { 'data-gpu': f.id, class: f.fits_as_configured ? 'ok' : 'no' });
-    row.append(
-      el('td', {}, f.name),
-      el('td', { class: 'num' }, f.capacity_text),
-      el('td', {}, f.fits_as_configured ? '✓ fits' : '✗ too small'),
-      el('td', { class: 'num' }, f.gpus_needed > 0 ? String(f.gpus_needed) : 'never (activations too large)'));
-    tbody.appendChild(row);
+  const cells = (f) => [f.name, f.capacity_text, f.fits_as_configured ? '✓ fits' : '✗ too small',
+    f.gpus_needed > 0 ? String(f.gpus_needed) : 'never (activations too large)'];
+  const rows = tbody.rows;
+  const same = rows.length === result.fits.length && result.fits.every((f, i) => rows[i].dataset.gpu === f.id);
+  if (!same) {
+    tbody.replaceChildren(...result.fits.map((f) => {
+      const row = el('tr', { 'data-gpu': f.id });
+      row.append(...cells(f).map((text, i) => el('td', i % 2 ? { class: 'num' } : {}, text)));
+      return row;
+    }));
   }
+  result.fits.forEach((f, i) => {
+    const row = rows[i];
+    const cls = f.fits_as_configured ? 'ok' : 'no';
+    if (row.className !== cls) row.className = cls;
+    cells(f).forEach((text, c) => { if (row.cells[c].textContent !== text) row.cells[c].textContent = text; });
+  });
 }
 
 // A list of whatever the core explains (notes, assumptions): strings, or

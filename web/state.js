@@ -7,6 +7,10 @@ export const state = {
   // "yes"): sent to the core as typed until the control is touched, so the
   // error names the field instead of silently meaning false.
   rawOverrides: {},
+  // Job fields the user set (URL or control): the only ones sent to the core,
+  // so presets and defaults fill the rest as they do for the CLI.
+  touched: new Set(),
+  fitsGpu: '',         // GPU the "what fits" answers are for ('' = automatic)
   customGpuGib: '',
   lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
   compare: [],         // saved setups, each a query string
@@ -29,17 +33,18 @@ export function unbase64url(text) {
   return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
 }
 
-// The URL query for the state: the model source, job fields that differ
-// from the defaults, the custom GPU and the comparison list.
-export function stateQuery(job, defaults) {
+// The URL query for the state: the model source, the job fields the user set,
+// the custom GPU, the chart line, the "what fits" GPU and the comparison list.
+export function stateQuery(job) {
   const q = new URLSearchParams();
   const s = state.source;
   if (s.kind === 'catalog') q.set('model', s.modelId);
   if (s.kind === 'hub') q.set('hf', s.hubId);
   if (s.kind === 'paste') q.set('cfg', base64url(s.pasted));
-  for (const [key, value] of Object.entries(job)) if (String(value) !== String(defaults[key])) q.set(key, String(value));
+  for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   if (state.customGpuGib !== '') q.set('custom_gpu_gib', state.customGpuGib);
   if (state.lineGpu) q.set('line', state.lineGpu);
+  if (state.fitsGpu) q.set('fit', state.fitsGpu);
   for (const c of state.compare) q.append('cmp', c);
   return q;
 }

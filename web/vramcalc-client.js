@@ -97,16 +97,24 @@ export function sweep(configText, job, axis, values) {
 export function matrix(configText, job) {
   return call('config', (a) => a.matrix(configText, job));
 }
+export function solve(configText, job, question) {
+  return call('config', (a) => a.solve(configText, job, question));
+}
 export function ticks(maxBytes) {
   return call('internal', (a) => a.ticks(maxBytes));
 }
 
 // The training/inference counterpart shown beside the chosen job: inference
 // pairs with full training, or with QLoRA when the weights are quantized.
-export function counterpartJob(job, options) {
-  if (job.mode !== 'inference') return { ...job, mode: 'inference' };
-  const dtype = options.dtypes.find((d) => d.id === job.dtype);
-  return { ...job, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
+// `effective` is the job as the core read it (mode and dtype with presets and
+// defaults applied) when `job` holds only the fields the user set. A serving
+// engine stays with inference: the core refuses one for training.
+export function counterpartJob(job, options, effective = job) {
+  const mode = effective.mode ?? options.defaults.mode;
+  if (mode !== 'inference') return { ...job, mode: 'inference' };
+  const dtype = options.dtypes.find((d) => d.id === (effective.dtype ?? options.defaults.dtype));
+  const { engine, ...rest } = job;
+  return { ...rest, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
 }
 
 export const modeTitles = {

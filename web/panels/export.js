@@ -15,8 +15,10 @@ function download(name, blob) {
 const safeName = (text) => text.replace(/[^\w.-]+/g, '_').slice(0, 60);
 const both = (result, other) => [result, other].filter((r) => r && r.ok);
 
-export function exportJson({ name, configText, result, other, link }) {
-  const data = { model: name, config: JSON.parse(configText), jobs: both(result, other).map((r) => r.job),
+// request: the job fields the user set, as sent to the core (`vramcalc --job` reads the same);
+// jobs: every field as the core read them, presets and defaults applied.
+export function exportJson({ name, configText, result, other, link, request }) {
+  const data = { model: name, config: JSON.parse(configText), request, jobs: both(result, other).map((r) => r.job),
     estimate: result, estimates: both(result, other), link };
   download(`vramcalc-${safeName(name)}-${result.job.mode}.json`, new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
 }
@@ -45,7 +47,10 @@ export function exportCsv({ name, result, other }) {
 }
 export function exportMarkdown({ name, result, other }) {
   const title = `${name}: ${modeTitle(result.job.mode)}, ${result.weight_format}, batch ${result.job.batch} × ${result.job.seq} tokens, per GPU`;
-  download(`vramcalc-${safeName(name)}.md`, new Blob([toMarkdown(tableRows(result, other), title)], { type: 'text/markdown' }));
+  // The preset values in force (core assumptions), so the table can be reproduced.
+  const assumed = (result.assumptions ?? []).map((a) => `- ${mdCell(String(a))}`).join('\n');
+  const text = toMarkdown(tableRows(result, other), title) + (assumed ? `\nAssumptions:\n\n${assumed}\n` : '');
+  download(`vramcalc-${safeName(name)}.md`, new Blob([text], { type: 'text/markdown' }));
 }
 
 // The breakdown as a standalone SVG (colours resolved from the page's CSS,

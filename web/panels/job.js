@@ -7,7 +7,22 @@ import { state } from '../state.js';
 const $ = (id) => document.getElementById(id);
 const optimizerTitles = { adamw: 'AdamW (fp32 m + v)', adam_8bit: '8-bit Adam', adafactor: 'Adafactor', sgd_momentum: 'SGD + momentum', sgd: 'SGD' };
 const checkpointingTitles = { none: 'None', selective: 'Selective (attention)', full: 'Full' };
-const CUSTOM_GPU = 'custom_gpu_gib';
+// Names for the core's option ids (the lists themselves come from options()).
+const titles = {
+  framework: { custom: 'None (plain PyTorch)', hf: 'Hugging Face Trainer + PEFT', accelerate_fsdp: 'Accelerate FSDP', torchtune: 'torchtune',
+    deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth' },
+  engine: { custom: 'None (plain sum)', hf: 'transformers generate', vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp', ollama: 'Ollama' },
+  precision: { master: '16-bit + fp32 master copy', pure: 'Pure 16-bit', autocast: 'fp32 weights, 16-bit autocast' },
+  loss: { full: 'Full logits, fp32 inside the loss', full_fp32: 'fp32 logits kept through backward', chunked: 'Chunked (torchtune)',
+    fused: 'Fused linear + cross-entropy' },
+  report: { device: 'Device (nvidia-smi)', reserved: 'Reserved (max_memory_reserved)', allocated: 'Allocated (max_memory_allocated)' },
+  attention: { flash: 'FlashAttention 2', sdpa: 'SDPA (PyTorch)', eager: 'Eager' },
+};
+const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
+// The custom GPU's size: the page's custom_gpu_gib box, sent as the core's device_gib (GiB).
+const CUSTOM_GPU = 'device_gib';
+// Two fields for one setting: touching one lets the other go back to what the core infers.
+const sameSetting = { attention: 'flash_attention', flash_attention: 'attention' };
 
 let options;
 let defaults;
@@ -54,7 +69,7 @@ function genericControl(key) {
   return wrap;
 }
 
-export function initJob(coreOptions) {
+export function initJob(coreOptions, gpuCatalog) {
   options = coreOptions;
   defaults = options.defaults;
   fillSelect($('mode'), options.modes.map((m) => [m, modeTitle(m)]));
@@ -63,6 +78,11 @@ export function initJob(coreOptions) {
   fillSelect($('optimizer'), options.optimizers.map((o) => [o, optimizerTitles[o] ?? o]));
   fillSelect($('checkpointing'), options.checkpointing.map((c) => [c, checkpointingTitles[c] ?? c]));
   fillSelect($('adapter_dtype'), options.dtypes.filter((d) => d.trainable).map((d) => [d.id, d.id]));
+  fillSelect($('optimizer_dtype'), options.dtypes.filter((d) => d.trainable).map((d) => [d.id, d.id]));
+  fillSelect($('framework'), listOf('framework', options.frameworks));
+  fillSelect($('engine'), listOf('engine', options.engines));
+  for (const key of ['precision', 'loss', 'report', 'attention']) fillSelect($(key), listOf(key, options[key]));
+  fillSelect($('gpu'), [['', 'Not set'], ...gpuCatalog.map((g) => [g.id, `${g.name} · ${g.capacity_text}`])]);
   // Fields the core added that this page has no control for yet.
   const more = $('more-fields');
   for (const key of Object.keys(defaults)) {
@@ -92,22 +112,51 @@ export function setField(key, value) {
   }
 }
 
-// The job as the core reads it (custom_gpu_gib only once the core knows the field).
+// The job: only the fields the user set (from the URL or a control), so the
+// core's defaults and the chosen framework's / engine's presets fill the rest,
+// exactly as for the CLI given the same fields. For the core (forCore): the
+// custom GPU as device_gib, and no serving engine on a training job.
 export function readJob({ forCore = false } = {}) {
   const job = {};
   for (const key of fieldIds) {
+    if (key in state.rawOverrides) { job[key] = state.rawOverrides[key]; continue; }
+    if (!state.touched.has(key)) continue;
     const input = $(key);
-    job[key] = key in state.rawOverrides ? state.rawOverrides[key]
-      : jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
+    const value = jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
+    if (value !== '' || defaults[key] !== '') job[key] = value;  // '' = "not set" (gpu)
   }
-  if (forCore && CUSTOM_GPU in defaults && state.customGpuGib !== '') {
-    job[CUSTOM_GPU] = jobValue(state.customGpuGib, defaults[CUSTOM_GPU]);
-  }
+  if (!forCore) return job;
+  if (state.customGpuGib !== '') job[CUSTOM_GPU] = jobValue(state.customGpuGib, defaults[CUSTOM_GPU]);
+  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   return job;
 }
 
-// Touching a control replaces whatever the URL said for it.
-export function clearOverride(key) { delete state.rawOverrides[key]; }
+// Touching a control: the user's value from now on, replacing whatever the URL said.
+export function touch(key) {
+  if (!fieldIds.includes(key)) return;
+  delete state.rawOverrides[key];
+  state.touched.add(key);
+  if (sameSetting[key]) state.touched.delete(sameSetting[key]);
+}
+
+// Controls the user has not set show what the core used (its defaults, or the
+// framework's / engine's preset), from the answer's job.
+export function showEffective(job) {
+  for (const key of fieldIds) {
+    if (state.touched.has(key) || key in state.rawOverrides || !(key in job)) continue;
+    const input = $(key);
+    if (input.type === 'checkbox') { if (input.checked !== (job[key] === true)) input.checked = job[key] === true; }
+    else if (input.value !== String(job[key])) input.value = String(job[key]);
+  }
+  showEngineFields(job.engine);
+}
+
+let engineShown = null;
+export function showEngineFields(engine) {
+  if (engine === engineShown) return;
+  engineShown = engine;
+  for (const el of document.querySelectorAll('[data-engine]')) el.hidden = !el.dataset.engine.split(' ').includes(engine);
+}
 
 export function showModeFields(mode) {
   for (const el of document.querySelectorAll('[data-show]')) el.hidden = !el.dataset.show.split(' ').includes(mode);

@@ -1,0 +1,72 @@
+// "What fits on my GPU": the core's inverse answers (solveCurrent, questions
+// of core/inverse.hpp) for the job on one GPU, each with the core's text and
+// the per-GPU totals at the answer and one step past it, as the core
+// re-estimated them. GPUs are the estimate's fit rows: the catalog, and the
+// user's own size (id "custom") when one is typed.
+import { el } from '../render.js';
+
+const $ = (id) => document.getElementById(id);
+const questionTitles = {
+  max_context: 'Longest context', max_batch: 'Most concurrent sequences', best_format: 'Largest weight format',
+  min_gpus: 'Fewest GPUs', max_gpu_layers: 'Most layers on the GPU (-ngl)',
+};
+
+// The fit row the answers are for: the one picked here, else the user's own
+// GPU, else the job's GPU, else the smallest catalog GPU that holds the job
+// as configured, else the largest.
+export function fitsGpu(result, picked) {
+  const rows = result.fits;
+  const has = (id) => rows.some((f) => f.id === id);
+  const id = [picked, 'custom', result.job.gpu].find((x) => x && has(x))
+    ?? rows.find((f) => f.fits_as_configured)?.id ?? rows[rows.length - 1]?.id;
+  return rows.find((f) => f.id === id);
+}
+
+// The job sent for the answers: the same fields, on that GPU.
+export function fitsJob(job, gpu) {
+  const { gpu: _gpu, device_gib: _custom, ...rest } = job;
+  return gpu.id === 'custom' ? { ...rest, device_gib: job.device_gib } : { ...rest, gpu: gpu.id };
+}
+
+let listed = '';
+function fillGpus(result, chosen) {
+  const key = result.fits.map((f) => `${f.id}:${f.capacity_bytes}`).join();
+  const select = $('fits-gpu');
+  if (key !== listed) {
+    listed = key;
+    select.replaceChildren(...result.fits.map((f) => new Option(`${f.name} · ${f.capacity_text}`, f.id)));
+  }
+  select.value = chosen.id;
+}
+
+export function initFits(onPick) {
+  $('fits-gpu').addEventListener('change', () => onPick($('fits-gpu').value));
+}
+
+const fitWord = (fits) => (fits ? '✓ fits' : '✗ does not fit');
+
+// answers: [{ question, answer }] with the core's answer JSON (or its error).
+export function renderFits(result, gpu, answers) {
+  fillGpus(result, gpu);
+  // A question that does not apply to this engine (-ngl outside llama.cpp / Ollama) is left out.
+  const shown = answers.filter(({ answer }) => answer.ok || answer.error.field !== 'job.engine');
+  const errors = [...new Set(shown.filter(({ answer }) => !answer.ok).map(({ answer }) => answer.error.message))];
+  const allFailed = shown.every(({ answer }) => !answer.ok);
+  $('fits-note').textContent = allFailed ? errors.join(' ') : `On ${gpu.name} · ${gpu.capacity_text}, with the rest of the job as set.`;
+  $('fits-answers').hidden = allFailed;
+  if (allFailed) return;
+  $('fits-answers').tBodies[0].replaceChildren(...shown.map(({ question, answer: a }) => {
+    const row = el('tr', { 'data-question': question });
+    row.append(el('th', { scope: 'row' }, questionTitles[question] ?? question));
+    if (!a.ok) {
+      row.append(el('td', { colspan: '3' }, a.error.message));
+      return row;
+    }
+    row.dataset.found = String(a.found);
+    row.append(el('td', { class: 'answer' }, a.text),
+      el('td', { class: 'at' }, a.found ? `${a.answer_label}: ${a.total_at_answer_text} ${fitWord(true)}` : '—'),
+      el('td', { class: 'next' }, a.found && a.next_exists ? `${a.next_label}: ${a.total_at_next_text} ${fitWord(a.fits_at_next)}`
+        : a.found ? 'end of the range' : '—'));
+    return row;
+  }));
+}
