@@ -380,6 +380,9 @@ std::string options_json() {
     };
     list("modes", mode_names());
     w.key("dtypes").begin_array();
+    // "auto": the checkpoint's own format (quantization_config or attached header), else BF16.
+    w.begin_object().field("id", "auto").field("label", "Auto: as the checkpoint ships (else BF16)").field("bits", 0)
+        .field("trainable", true).field("auto", true).end_object();
     for (const NumberFormat& f : all_formats())
         w.begin_object().field("id", f.name).field("label", f.label).field("bits", f.bits)
             .field("trainable", f.trainable).end_object();

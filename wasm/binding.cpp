@@ -22,6 +22,7 @@ emscripten::val estimate_view(const std::string& job_json) {
 EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("estimate", &vramcalc::estimate_request);
     emscripten::function("useConfig", &vramcalc::use_config);
+    emscripten::function("useCheckpoint", &vramcalc::use_checkpoint);
     emscripten::function("estimateView", &estimate_view);
     emscripten::function("inspectConfig", &vramcalc::inspect_config);
     emscripten::function("modelsSummary", &vramcalc::models_summary);

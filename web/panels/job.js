@@ -73,12 +73,12 @@ export function initJob(coreOptions, gpuCatalog) {
   options = coreOptions;
   defaults = options.defaults;
   fillSelect($('mode'), options.modes.map((m) => [m, modeTitle(m)]));
-  fillSelect($('dtype'), options.dtypes.map((d) => [d.id, `${d.label} (${d.bits} bits)`]));
+  fillSelect($('dtype'), options.dtypes.map((d) => [d.id, d.auto ? d.label : `${d.label} (${d.bits} bits)`]));
   fillSelect($('kv_dtype'), options.kv_dtypes.map((k) => [k, k === 'auto' ? 'same as compute' : k]));
   fillSelect($('optimizer'), options.optimizers.map((o) => [o, optimizerTitles[o] ?? o]));
   fillSelect($('checkpointing'), options.checkpointing.map((c) => [c, checkpointingTitles[c] ?? c]));
-  fillSelect($('adapter_dtype'), options.dtypes.filter((d) => d.trainable).map((d) => [d.id, d.id]));
-  fillSelect($('optimizer_dtype'), options.dtypes.filter((d) => d.trainable).map((d) => [d.id, d.id]));
+  fillSelect($('adapter_dtype'), options.dtypes.filter((d) => d.trainable && !d.auto).map((d) => [d.id, d.id]));
+  fillSelect($('optimizer_dtype'), options.dtypes.filter((d) => d.trainable && !d.auto).map((d) => [d.id, d.id]));
   fillSelect($('framework'), listOf('framework', options.frameworks));
   fillSelect($('engine'), listOf('engine', options.engines));
   for (const key of ['precision', 'loss', 'report', 'attention']) fillSelect($(key), listOf(key, options[key]));
