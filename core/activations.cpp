@@ -19,9 +19,10 @@ struct Shape {
 };
 
 // A config given only as num_parameters must still name the dimensions activations need.
+// An attention-free Mamba stack has no heads.
 void require_dimensions(const ModelConfig& c) {
     for (auto [value, field] : {std::pair<int64_t, const char*>{c.hidden, "hidden_size"}, {c.layers, "num_hidden_layers"},
-                                {c.heads, "num_attention_heads"}, {c.vocab, "vocab_size"}})
+                                {c.family == Family::Mamba ? c.hidden : c.heads, "num_attention_heads"}, {c.vocab, "vocab_size"}})
         require_dimension(value, field, "activation memory");
 }
 
@@ -187,6 +188,31 @@ void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("MLP output projection input", linear_inputs(d, kRoleDown, targeted(d, {kRoleDown}), d.I));
 }
 
+// A Mamba mixer through the fused kernels HF calls when mamba_ssm is
+// installed. Mamba-1 (state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py
+// MambaInnerFn.forward, checkpoint_lvl=1: conv1d_out and delta are recomputed):
+// in_proj's input (h), xz (2·d_inner), x_dbl (dt_rank + 2·N), the scan output
+// (d_inner, out_proj's input is rebuilt from it and z), and the scan's fp32
+// chunk states (d_inner·2N per 2048-token chunk, selective_scan_fwd chunk size).
+// Mamba-2 (mamba_ssm/ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn):
+// in_proj's input, zxbcdt (2·d_inner + 2·groups·N + heads), the scan output
+// and the gated RMSNorm's input and rstd (d_inner + fp32 per group).
+void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a) {
+    const RecurrentDims& r = p.m.config.recurrent;
+    const double di = static_cast<double>(r.d_inner), N = static_cast<double>(r.d_state);
+    a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
+    if (p.m.config.mamba2) {
+        const double g = static_cast<double>(std::max<int64_t>(1, r.groups)), H = static_cast<double>(r.heads);
+        a.add("in_proj output zxbcdt", (2 * di + 2 * g * N + H) * d.B);
+        a.add("scan output + gated norm", 2 * di * d.B + 4 * g);
+    } else {
+        a.add("in_proj output xz", 2 * di * d.B);
+        a.add("x_proj output (dt, B, C)", (static_cast<double>(r.dt_rank) + 2 * N) * d.B);
+        a.add("scan output", di * d.B);
+        a.add("scan chunk states (fp32)", di * 2 * N * 4 / 2048);
+    }
+}
+
 // Mixture of experts as HF writes it (modeling_mixtral.py MixtralSparseMoeBlock,
 // modeling_deepseek_v3.py): router probabilities in fp32, every routed token
 // copied to its expert (k copies per token), each copy's SwiGLU
@@ -224,11 +250,18 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     BlockActivations a;
     const ModelConfig& c = p.m.config;
     const Shape d = shape_of(p);
-    a.add("norms", 2 * norm_bytes(p, d, d.h));
-    if (c.is_mla()) mla_attention(p, d, a);
+    if (c.family == Family::Mamba) {  // norm → mixer → residual; no attention, no MLP
+        a.add("norm", norm_bytes(p, d, d.h));
+        mamba_mixer(p, d, a);
+    } else {
+        a.add("norms", 2 * norm_bytes(p, d, d.h));
+    }
+    if (c.family == Family::Mamba) {
+    } else if (c.is_mla()) mla_attention(p, d, a);
     else if (c.family == Family::Gpt2 || c.family == Family::GptNeoX) fused_attention(p, d, a);
     else llama_attention(p, d, a);
-    if (moe) moe_mlp(p, d, a);
+    if (c.family == Family::Mamba) {
+    } else if (moe) moe_mlp(p, d, a);
     else dense_mlp(p, d, a);
     if (c.hidden_dropout > 0) a.add("dropout masks", 2 * d.h);
     // Per GPU: tokens b·s/CP, tensors split by TP (with sequence parallelism).

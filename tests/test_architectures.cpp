@@ -267,3 +267,19 @@ TEST_CASE("Qwen2.5-VL: the flat config and the newer text_config layout count th
     CHECK(count_params(flat).total == doctest::Approx(8.29e9).epsilon(0.001));
     CHECK(count_params(flat).vision == doctest::Approx(676e6).epsilon(0.002));
 }
+
+TEST_CASE("Mamba trains: the fused mixer's saved tensors per token, hand-derived") {
+    // mamba-2.8b: h 2560, d_inner 5120, N 16, dt_rank 160; bf16 full training, HF RMSNorm.
+    // Per token per layer (bytes): norm fp32 input 4h + rstd 4 + normed output 2h (weight trains);
+    // in_proj input 2h; xz 2·2·d_inner; x_dbl 2·(160 + 32); scan output 2·d_inner;
+    // fp32 chunk states d_inner·2N·4 / 2048.
+    const double h = 2560, di = 5120;
+    const double per_token = (4 * h + 4 + 2 * h) + 2 * h + 4 * di + 2 * (160 + 32) + 2 * di + di * 32 * 4 / 2048;
+    const Model m = prepare_model(config_of("mamba-2.8b.config.json"));
+    const Estimate e = estimate(m, test::job({{"mode", "train"}, {"batch", 1}, {"seq", 2048}}), false);
+    CHECK(e.layer.total == doctest::Approx(per_token * 2048));
+    CHECK(e.activations_saved_bytes > 64 * per_token * 2048);  // + the final norm, logits and loss
+    // Mamba-2 (Codestral Mamba 7B) trains too, with its own in_proj width.
+    const Model m2 = test::model("mamba-codestral-7b");
+    CHECK(estimate(m2, test::job({{"mode", "lora"}}), false).breakdown.total() > 0);
+}
