@@ -10,6 +10,7 @@
 #include "gpus.hpp"
 #include "inverse.hpp"
 #include "json_text.hpp"
+#include "guarded.hpp"
 #include "json_writer.hpp"
 #include "units.hpp"
 
@@ -17,26 +18,6 @@ namespace vramcalc {
 namespace {
 
 using nlohmann::json;
-
-std::string error_json(const std::string& field, const std::string& message) {
-    JsonWriter w;
-    w.begin_object().field("ok", false).key("error").begin_object();
-    w.field("field", field).field("message", message).end_object().end_object();
-    return w.str();
-}
-
-// Runs `body`, turning any failure into the error shape so no caller ever
-// sees an exception cross the JSON boundary (wasm has no good way to show one).
-template <class Body>
-std::string guarded(Body body) {
-    try {
-        return body();
-    } catch (const InputError& e) {
-        return error_json(e.field(), e.what());
-    } catch (const std::exception& e) {
-        return error_json("internal", bounded_text(std::string("internal error: ") + e.what(), kMaxErrorMessageBytes));
-    }
-}
 
 void write_counts(JsonWriter& w, const Model& m) {
     const ModelConfig& c = m.config;

@@ -5,6 +5,7 @@
 #include "checkpoint_gguf.hpp"
 #include "config.hpp"
 #include "errors.hpp"
+#include "guarded.hpp"
 #include "json_text.hpp"
 #include "params.hpp"
 #include "plan.hpp"
@@ -225,14 +226,10 @@ std::string checkpoint_answer(const CheckpointInfo& info, double architecture_pa
 }
 
 std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json) {
-    try {
+    return guarded([&] {
         const CheckpointInfo info = read_checkpoint(bytes);
         return checkpoint_answer(info, config_json.empty() ? 0 : count_params(parse_config_text(config_json)).total);
-    } catch (const InputError& e) {
-        return json{{"ok", false}, {"error", {{"field", e.field()}, {"message", e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
-    } catch (const std::exception& e) {
-        return json{{"ok", false}, {"error", {{"field", "checkpoint"}, {"message", std::string("checkpoint: ") + e.what()}}}}.dump(-1, ' ', false, json::error_handler_t::replace);
-    }
+    });
 }
 
 }  // namespace vramcalc

@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "formats.hpp"
 #include "json_text.hpp"
+#include "guarded.hpp"
 #include "json_writer.hpp"
 #include "memory.hpp"
 #include "units.hpp"
@@ -21,23 +22,6 @@ using nlohmann::json;
 // A chart of a few hundred points is plenty; more is a mistake or an attack.
 constexpr size_t kMaxPoints = 4096;
 
-std::string error_answer(const std::string& field, const std::string& message) {
-    JsonWriter w;
-    w.begin_object().field("ok", false).key("error").begin_object();
-    w.field("field", field).field("message", message).end_object().end_object();
-    return w.str();
-}
-
-template <class Body>
-std::string guarded(Body body) {
-    try {
-        return body();
-    } catch (const InputError& e) {
-        return error_answer(e.field(), e.what());
-    } catch (const std::exception& e) {
-        return error_answer("internal", std::string("internal error: ") + e.what());
-    }
-}
 
 // The job fields a chart may sweep: whole numbers read by parse_job.
 struct Axis {
