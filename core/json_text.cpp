@@ -22,20 +22,29 @@ namespace {
 // names the key's path, e.g. config.text_config.hidden_size.
 class DuplicateKeys {
 public:
+    using json = nlohmann::json;
     explicit DuplicateKeys(const std::string& field) : field_(field) {}
-    bool operator()(int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using E = nlohmann::json::parse_event_t;
-        if (event == E::object_start || event == E::array_start) {
-            frames_.push_back({{}, {}, event == E::object_start});
-        } else if ((event == E::object_end || event == E::array_end) && !frames_.empty()) {
-            frames_.pop_back();
-        } else if (event == E::key && !frames_.empty()) {
-            Frame& top = frames_.back();
-            top.key = parsed.get<std::string>();
-            if (!top.keys.insert(top.key).second) throw InputError(path(), "given twice in one object");
-        }
+    // A SAX pass (linear: nlohmann's callback parser rescans a parent's
+    // children on every closing brace, quadratic on many small objects).
+    bool start_object(std::size_t) { return open(true); }
+    bool start_array(std::size_t) { return open(false); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(std::string& k) {
+        if (frames_.empty()) return true;
+        Frame& top = frames_.back();
+        top.key = k;
+        if (!top.keys.insert(k).second) throw InputError(path(), "given twice in one object");
         return true;
     }
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(json::number_integer_t) { return true; }
+    bool number_unsigned(json::number_unsigned_t) { return true; }
+    bool number_float(json::number_float_t, const std::string&) { return true; }
+    bool string(std::string&) { return true; }
+    bool binary(json::binary_t&) { return true; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
 
 private:
     struct Frame {
@@ -43,6 +52,14 @@ private:
         std::string key;
         bool object;
     };
+    bool open(bool object) {
+        frames_.push_back({{}, {}, object});
+        return true;
+    }
+    bool close() {
+        if (!frames_.empty()) frames_.pop_back();
+        return true;
+    }
     std::string path() const {
         std::string p = field_;
         for (const Frame& f : frames_) p += f.object ? "." + f.key : "[]";
@@ -97,10 +114,10 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& field
         nlohmann::json parsed = nlohmann::json::parse(text);
         // The parser keeps the last of duplicate keys: fewer members than keys
         // in the text means one was given twice. Only then parse again, with
-        // the slower callback that finds and names it.
+        // a SAX pass that finds and names it.
         if (member_count(parsed) != keys) {
-            const nlohmann::json again = nlohmann::json::parse(text, DuplicateKeys(field));
-            (void)again;  // not reached: the callback throws
+            DuplicateKeys sax(field);
+            nlohmann::json::sax_parse(text, &sax);
         }
         return parsed;
     } catch (const nlohmann::json::exception& e) {
