@@ -1,4 +1,5 @@
 // vramcalc command line: estimate GPU memory for a model and a job.
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -149,6 +150,13 @@ bool looks_decimal(const std::string& t) {
 json flag_value(const std::string& text, const std::string& field) {
     if (text == "true" || text == "false") return text == "true";  // boolean serving flags (--swa-full true)
     if (!looks_decimal(text)) return text;
+    // Whole numbers stay integers, so errors quote them as typed (-1, not -1.0).
+    if (text.find_first_of(".eE") == std::string::npos) {
+        errno = 0;
+        char* end = nullptr;
+        const long long n = std::strtoll(text.c_str(), &end, 10);
+        if (errno == 0 && end && *end == '\0') return static_cast<int64_t>(n);
+    }
     const double d = std::strtod(text.c_str(), nullptr);
     if (!std::isfinite(d)) throw InputError(field, "must be a finite number, got " + short_text(text));
     return d;
@@ -274,8 +282,10 @@ int run(int argc, char** argv) {
     if (!question.empty()) {
         const std::string answer = solve_for(model, job_fields.dump(), question);
         const json parsed = json::parse(answer);
-        if (!parsed.value("ok", false))
-            throw InputError(parsed["error"]["field"].get<std::string>(), parsed["error"]["message"].get<std::string>());
+        if (!parsed.value("ok", false)) {  // the answer's message already starts with its field
+            std::cerr << "vramcalc: error: " << parsed["error"]["message"].get<std::string>() << "\n";
+            return 2;
+        }
         std::cout << parsed.dump(2) << "\n";
         return 0;
     }

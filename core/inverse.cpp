@@ -93,11 +93,13 @@ Answer solve(const Model& m, const Job& job, Question q) {
     Answer a;
     a.question = q;
     double t = 0;
-    auto record = [&](auto set, int64_t value, int64_t hi) {
-        a.found = value >= 0 && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
+    // `largest` gives lo - 1 when not even lo fits: then there is no answer and no next.
+    auto record = [&](auto set, int64_t value, int64_t lo, int64_t hi) {
+        a.found = value >= lo && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
+        a.value = value;
+        if (!a.found) return;
         a.next_exists = value + 1 <= hi;
         if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
-        a.value = value;
     };
     switch (q) {
         case Question::MaxContext: {
@@ -106,7 +108,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 if (j.max_model_len > 0) j.max_model_len = v;
             };
             const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
-            record(set, v, kMaxContext);
+            record(set, v, 1, kMaxContext);
             a.text = a.found ? "largest context: " + std::to_string(v) + " tokens × batch " + std::to_string(job.batch)
                              : "not even one token fits";
             a.answer_label = "context " + std::to_string(v);
@@ -116,7 +118,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
         case Question::MaxBatch: {
             auto set = [](Job& j, int64_t v) { j.batch = v; };
             const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
-            record(set, v, kMaxBatch);
+            record(set, v, 1, kMaxBatch);
             a.text = a.found ? "largest batch: " + std::to_string(v) + " concurrent sequences of " + std::to_string(job.seq) + " tokens"
                              : "not even one sequence fits";
             a.answer_label = "batch " + std::to_string(v);
@@ -150,7 +152,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
             const int64_t L = m.config.layers;
             auto set = [](Job& j, int64_t v) { j.n_gpu_layers = v; };
             const int64_t v = largest(0, L + 1, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
-            record(set, v, L + 1);
+            record(set, v, 0, L + 1);
             a.text = a.found ? "-ngl " + std::to_string(v) + (v > L ? " (every layer and the output)" : " of " + std::to_string(L) + " layers")
                              : "not even the CPU-only setup's GPU buffers fit";
             a.answer_label = "-ngl " + std::to_string(v);
@@ -182,6 +184,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             break;
         }
     }
+    if (!a.found) a.answer_label.clear();
+    if (!a.next_exists) a.next_label.clear();
     return a;
 }
 

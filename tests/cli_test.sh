@@ -53,6 +53,11 @@ open(d + '/dup.json', 'w').write('{"mode":"train","mode":"lora"}')
 open(d + '/array.json', 'w').write('[1]')
 open(d + '/models-bad.json', 'w').write('{"models":[{"id":"a","name":"A","hf_id":5,"config":{"num_parameters":1e9}}]}')
 PY
+expect "whole numbers quoted as typed" 2 '^vramcalc: error: job\.batch: must be between 1 and 1000000, got -1$' -- --batch -1
+expect "int64 max quoted as typed" 2 'got 9223372036854775807$' -- --batch 9223372036854775807
+expect "solve error names its field once" 2 '^vramcalc: error: question: must be one of' -- --solve bogus --gpu h100
+expect "checkpoint header: exact weights" 0 'Weights +16\.06 +16060522496 bytes, exact from the safetensors index' -- --checkpoint "$fixtures/llama-3-8b.safetensors.index.json"
+expect "checkpoint unreadable" 2 '^vramcalc: error: checkpoint: cannot read file' -- --checkpoint /nonexistent.safetensors
 expect "batch nan" 2 '^vramcalc: error: job\.batch: must be a number, got "nan"$' -- --batch nan
 expect "batch inf" 2 '^vramcalc: error: job\.batch: must be a number, got "inf"$' -- --batch inf
 expect "batch 1e999" 2 '^vramcalc: error: job\.batch: must be a finite number, got 1e999$' -- --batch 1e999

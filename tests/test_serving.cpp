@@ -154,6 +154,22 @@ TEST_CASE("engines without a GPU or with bad fields fail with the field named") 
     CHECK(r["error"]["field"] == "question");
 }
 
+TEST_CASE("inverse answers when nothing fits: found false, answer and next null, never batch 0") {
+    const std::string cfg = find_model(test::models(), "llama-3-8b").config.dump();
+    // 1e8 tokens of KV (12.8 TB) on one H100: not one sequence fits.
+    for (const char* q : {"max_batch", "best_format", "min_gpus"}) {
+        const json r = json::parse(solve_request(cfg, R"({"gpu":"h100","seq":100000000})", q));
+        REQUIRE(r["ok"] == true);
+        CHECK_MESSAGE(r["found"] == false, q);
+        CHECK(r["answer"].is_null());
+        CHECK(r["next"].is_null());
+        CHECK(r["answer_label"] == "");
+    }
+    const json ctx = json::parse(solve_request(cfg, R"({"gpu":"t4","dtype":"fp32"})", "max_context"));
+    CHECK(ctx["found"] == false);  // 32 GB of fp32 weights on a 16 GB T4: not even one token
+    CHECK(ctx["text"] == "not even one token fits");
+}
+
 TEST_CASE("transformers generate: peak at prefill, or at the last token when generation is long") {
     const Model m = test::model("llama-3-8b");
     const double kv = 32.0 * 2 * 8 * 128 * 2 * 4096;       // 536,870,912 bytes for 4096 tokens
