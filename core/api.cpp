@@ -234,6 +234,12 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.field("total_all_gpus_bytes", all_gpus).field("total_all_gpus_text", gb_text(all_gpus));
     w.field("weights_reference_bytes", e.weights_reference_bytes);
     w.field("weights_reference_text", gb_text(e.weights_reference_bytes));
+    // A sequence longer than the model was trained for: a hint beside the field, not an error.
+    const int64_t context = model.config.context_length;
+    w.field("context_length", context);
+    w.field("context_warning", context > 0 && job.seq > context
+                                   ? "Longer than the model's context of " + std::to_string(context) + " tokens (max_position_embeddings)."
+                                   : std::string());
     w.field("ratio_to_weights", e.ratio_to_weights).field("ratio_text", printf_text("%.1f×", e.ratio_to_weights));
     write_step(w, job, e);
     w.key("notes").begin_array();

@@ -62,7 +62,7 @@ void read_layout(const json& v, ClusterRequest& r) {
 }  // namespace
 
 ClusterRequest parse_cluster(const json& j, const Job& job) {
-    if (!j.is_object()) throw InputError("cluster", "must be a JSON object, got " + j.dump());
+    if (!j.is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(j));
     ClusterRequest r;
     std::string gpu_id = "h100", fabric_id = "ib-ndr", dtype = "auto";
     if (j.contains("gpu")) gpu_id = text_field(j["gpu"], "cluster.gpu");
@@ -119,7 +119,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         throw InputError("cluster.pcie_gbps", "GPUs of a node outside the scale-up domain need pcie_gbps");
     if (dtype == "auto") dtype = auto_dtype(job, r.gpu);
     if (dtype != "fp32" && dtype != "tf32" && dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp4")
-        throw InputError("cluster.matmul_dtype", "must be one of auto, fp32, tf32, bf16, fp16, fp8, fp4, got '" + dtype + "'");
+        throw InputError("cluster.matmul_dtype", "must be one of auto, fp32, tf32, bf16, fp16, fp8, fp4, got '" + short_text(dtype) + "'");
     r.matmul_dtype = dtype;
     r.peak_tflops = tflops > 0 ? tflops : peak_for(r.gpu, dtype);
     if (!(r.peak_tflops > 0))

@@ -33,7 +33,7 @@ constexpr Axis kAxes[] = {{"seq", &Job::seq}, {"batch", &Job::batch}, {"lora_ran
 const Axis& find_axis(const std::string& name) {
     for (const Axis& a : kAxes)
         if (name == a.name) return a;
-    throw InputError("sweep.axis", "must be seq, batch or lora_rank, got '" + name + "'");
+    throw InputError("sweep.axis", "must be seq, batch or lora_rank, got '" + short_text(name) + "'");
 }
 
 // Each value is checked by parse_job itself (same limits and messages as a
@@ -130,7 +130,7 @@ std::string matrix_json(const std::string& job_json) {
 
 std::string ticks_json(double max_bytes) {
     return guarded([&] {
-        if (!(max_bytes > 0) || !(max_bytes < 1e21)) throw InputError("ticks.max_bytes", "must be a positive size");
+        if (!(max_bytes >= 1) || !(max_bytes < 1e21)) throw InputError("ticks.max_bytes", "must be between 1 byte and 1e21 bytes");
         const double max_gb = max_bytes / kBytesPerGB;
         const double step = nice_step(max_gb);
         JsonWriter w;

@@ -15,4 +15,6 @@ cp models.json web/models.json
 
 # Service worker with a cache version derived from the built files.
 version=$(find web -type f ! -name sw.js | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)
-sed "s/__VERSION__/$version/" web/sw.template.js > web/sw.js
+sha_wasm=$(sha256sum web/vramcalc.wasm | cut -c1-64)
+sha_js=$(sha256sum web/vramcalc.js | cut -c1-64)
+sed -e "s/__VERSION__/$version/" -e "s/__SHA_WASM__/$sha_wasm/" -e "s/__SHA_JS__/$sha_js/" web/sw.template.js > web/sw.js

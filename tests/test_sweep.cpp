@@ -113,5 +113,6 @@ TEST_CASE("axis marks: round steps of 1, 2, 2.5 or 5 × 10^k up to the maximum")
     // 1.2 TB / 5 = 240 GB, rounded up to 250 GB; marks above 1000 GB read in TB.
     CHECK(texts(1.2e12) == std::vector<std::string>{"0 GB", "250 GB", "500 GB", "750 GB", "1 TB", "1.25 TB"});
     CHECK(json::parse(ticks_json(0))["error"]["field"] == "ticks.max_bytes");
+    CHECK(json::parse(ticks_json(5e-324))["error"]["field"] == "ticks.max_bytes");  // denormals are not sizes
     CHECK(json::parse(ticks_json(-1))["ok"] == false);
 }

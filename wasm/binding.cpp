@@ -29,6 +29,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("gpus", &vramcalc::gpus_json);
     emscripten::function("options", &vramcalc::options_json);
     emscripten::function("cluster", &vramcalc::cluster_current);
+    emscripten::function("hardware", &vramcalc::hardware_json);
     emscripten::function("solve", &vramcalc::solve_request);
     emscripten::function("solveCurrent", &vramcalc::solve_current);
     emscripten::function("sweep", &vramcalc::sweep_json);

@@ -1,6 +1,6 @@
 // The calculator page: one state object (state.js), one module per panel
 // (panels/), and this file turning state into core calls and renders.
-import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, counterpartJob, savedHubConfig, jobValue,
+import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, savedHubConfig, jobValue,
   modeTitle } from './vramcalc-client.js';
 import { state, stateQuery, unbase64url } from './state.js';
 import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
@@ -55,6 +55,8 @@ function applyQuery(q) {
   state.customGpuGib = q.get('custom_gpu_gib') ?? '';
   $('custom_gpu_gib').value = state.customGpuGib;
   state.lineGpu = q.get('line') ?? '';
+  for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
+  for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   $('line-gpu').value = state.lineGpu;
   state.fitsGpu = q.get('fit') ?? '';
   state.compare = q.getAll('cmp').slice(0, 4);
@@ -202,6 +204,7 @@ function compute() {
     () => { $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase); },
     () => renderFitsPanel(text, job, result),
     () => renderComparisons(text, job, result),
+    () => clusterPanel?.render(clusterPlan(text, job, clusterPanel.request())),
   ]);
 }
 
@@ -301,10 +304,12 @@ $('share').addEventListener('click', async () => {
   }
   setTimeout(() => { $('share').textContent = 'Copy link'; }, 2000);
 });
-$('export').addEventListener('click', () => state.result && exportJson(exportArgs()));
-$('export-csv').addEventListener('click', () => state.result && exportCsv(exportArgs()));
-$('export-md').addEventListener('click', () => state.result && exportMarkdown(exportArgs()));
-$('export-png').addEventListener('click', () => state.result && exportPng(exportArgs()));
+// Only the figures of the inputs on screen are exported (never the dimmed last valid ones).
+const exportable = () => state.result && !$('output').classList.contains('stale');
+$('export').addEventListener('click', () => exportable() && exportJson(exportArgs()));
+$('export-csv').addEventListener('click', () => exportable() && exportCsv(exportArgs()));
+$('export-md').addEventListener('click', () => exportable() && exportMarkdown(exportArgs()));
+$('export-png').addEventListener('click', () => exportable() && exportPng(exportArgs()));
 
 $('embed').addEventListener('click', () => {
   const open = $('embed-box').hidden;
@@ -335,8 +340,12 @@ try {
   performance.mark('vramcalc:first-result');  // read by bench/bench_page.mjs
 }
 
-// The cluster panel (another module, may not exist yet): mounted when present.
-import('./panels/cluster.js').then((mod) => mod.mount?.($('cluster'), { state, core, options, update }))
-  .catch(() => { $('cluster').hidden = true; });
+// The cluster panel loads after the first result (it is not needed to paint one).
+let clusterPanel = null;
+import('./panels/cluster.js').then((mod) => {
+  clusterPanel = mod.mount($('cluster'), { hardware: JSON.parse(core.hardware()), fields: state.cluster,
+    onChange: () => update({ push: true }) });
+  update();
+}).catch(() => { $('cluster').hidden = true; });
 
 if ('serviceWorker' in navigator && !embedded) navigator.serviceWorker.register('sw.js').catch(() => {});

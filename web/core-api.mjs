@@ -33,6 +33,11 @@ export function coreApi(core) {
       use(configText);
       return JSON.parse(core.solveCurrent(JSON.stringify(job), question));
     },
+    // The cluster planner for the job (core/cluster_answer.cpp): throughput, interconnect, time, cost.
+    cluster(configText, job, cluster) {
+      use(configText);
+      return JSON.parse(core.cluster(JSON.stringify(job), JSON.stringify(cluster)));
+    },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
     },

@@ -14,6 +14,7 @@ export const state = {
   customGpuGib: '',
   lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
   compare: [],         // saved setups, each a query string
+  cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   result: null,        // last good estimate and its counterpart
   other: null,
 };
@@ -46,5 +47,6 @@ export function stateQuery(job) {
   if (state.lineGpu) q.set('line', state.lineGpu);
   if (state.fitsGpu) q.set('fit', state.fitsGpu);
   for (const c of state.compare) q.append('cmp', c);
+  for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;
 }

@@ -14,12 +14,12 @@ const CACHE = `${PREFIX}${VERSION}`;
 const FILES = [
   './', 'index.html', 'style.css', 'parts.css', 'widget.css', 'demo.css', 'app.js', 'state.js', 'embed.js', 'render.js',
   'vramcalc-client.js', 'core-api.mjs', 'widget.js', 'panels/job.js', 'panels/model.js', 'panels/results.js',
-  'panels/charts.js', 'panels/compare.js', 'panels/export.js', 'panels/fits.js',
+  'panels/charts.js', 'panels/compare.js', 'panels/export.js', 'panels/fits.js', 'panels/cluster.js', 'panels/cluster.css',
   'vramcalc.js', 'vramcalc.wasm', 'models.json', 'manifest.webmanifest', 'embed-demo.html',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
 ];
 // Cached when the deployment has them (panels added by later builds).
-const OPTIONAL = ['panels/cluster.js'];
+const OPTIONAL = [];
 
 const expectedType = (path) => {
   if (path.endsWith('.wasm')) return 'application/wasm';
@@ -31,8 +31,17 @@ const expectedType = (path) => {
   return 'text/html';
 };
 
+// SHA-256 of the core as built (scripts/build.sh writes them in): a truncated
+// wasm, or a loader and a wasm from two different builds, are never cached.
+const HASHES = { 'vramcalc.wasm': '__SHA_WASM__', 'vramcalc.js': '__SHA_JS__' };
+
+async function sha256(response) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', await response.clone().arrayBuffer()));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 // Throws unless `response` really is the file asked for (not an error page
-// answered with 200, not a truncated wasm).
+// answered with 200, not a truncated or mismatched core).
 async function verified(path, response) {
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   const type = response.headers.get('content-type') || '';
@@ -42,6 +51,7 @@ async function verified(path, response) {
     if (!(head[0] === 0 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d)) throw new Error(`${path}: not WebAssembly`);
   }
   if (expectedType(path) === 'json') JSON.parse(await response.clone().text());
+  if (HASHES[path] && (await sha256(response)) !== HASHES[path]) throw new Error(`${path}: not the build this worker belongs to`);
   return response;
 }
 

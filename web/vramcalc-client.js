@@ -82,8 +82,10 @@ export function jobValue(raw, defaultValue, presentMeansTrue = false) {
     return raw;
   }
   if (typeof defaultValue === 'number') {
-    const text = String(raw).trim();
-    return text !== '' && Number.isFinite(Number(text)) ? Number(text) : raw;
+    // Decimal numbers as the CLI reads them (7e9, -4, .5); not 0x10, 0b1 or padded text,
+    // which Number() would take: those go to the core as typed and come back as a named error.
+    const text = String(raw);
+    return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : raw;
   }
   return raw;
 }
@@ -99,6 +101,9 @@ export function matrix(configText, job) {
 }
 export function solve(configText, job, question) {
   return call('config', (a) => a.solve(configText, job, question));
+}
+export function cluster(configText, job, fields) {
+  return call('config', (a) => a.cluster(configText, job, fields));
 }
 export function ticks(maxBytes) {
   return call('internal', (a) => a.ticks(maxBytes));

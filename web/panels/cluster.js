@@ -2,8 +2,9 @@
 // (vramcalc.cluster(jobJson, clusterJson), core/cluster_answer.cpp). Every
 // number shown is a text the core wrote; this module does no arithmetic.
 //
-//   import { renderCluster } from './panels/cluster.js';
-//   renderCluster(document.querySelector('#cluster'), JSON.parse(module.cluster(job, cluster)));
+//   mount(root, { hardware, fields, onChange }) builds its controls (GPU, count,
+//   fabric, token budget, price, concurrency) and returns { render(answer) };
+//   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -117,4 +118,60 @@ export function renderCluster(root, answer) {
   const parts = [hardware(answer), ...(answer.workload === 'train' ? training(answer) : serving(answer)), assumptions(answer)];
   if (answer.notes.length) parts.push(el('ul', { class: 'vc-cl-notes' }, ...answer.notes.map((n) => el('li', {}, n))));
   root.replaceChildren(...parts);
+}
+
+// The controls: every list comes from the core's hardware catalog; values are
+// passed to the core as typed (it validates them and names the field).
+const kFields = [
+  ['gpu', 'GPU', 'select'], ['gpus', 'GPUs', 'number'], ['fabric', 'Between nodes', 'select'],
+  ['tokens', 'Tokens to train', 'text'], ['price_per_gpu_hour', '$ per GPU-hour', 'text'], ['concurrency', 'Concurrent requests', 'number'],
+];
+
+export function mount(root, { hardware, fields, onChange }) {
+  root.classList.add('vc-cluster');
+  const form = el('form', { class: 'vc-cl-form', 'aria-label': 'Cluster settings' });
+  form.addEventListener('submit', (e) => e.preventDefault());
+  const inputs = {};
+  for (const [key, label, kind] of kFields) {
+    const id = `cl-${key}`;
+    let input;
+    if (kind === 'select') {
+      input = el('select', { id, name: key });
+      const list = key === 'gpu' ? hardware.gpus.map((g) => [g.id, `${g.name} · ${g.usable_text}`])
+        : hardware.fabrics.map((f) => [f.id, f.name]);
+      input.append(new Option(key === 'gpu' ? 'H100 (default)' : 'InfiniBand NDR (default)', ''));
+      for (const [value, text] of list) input.append(new Option(text, value));
+    } else {
+      input = el('input', { id, name: key, type: kind === 'number' ? 'number' : 'text', inputmode: 'decimal', min: '1' });
+      if (key === 'tokens') input.setAttribute('placeholder', 'e.g. 1e12');
+      if (key === 'price_per_gpu_hour') input.setAttribute('placeholder', 'e.g. 2.5');
+    }
+    input.value = fields[key] ?? '';
+    input.addEventListener('change', () => {
+      if (input.value === '') delete fields[key];
+      else fields[key] = input.value;
+      onChange();
+    });
+    inputs[key] = input;
+    form.append(el('div', { class: 'vc-cl-field' }, el('label', { for: id }, label), input));
+  }
+  const out = el('div', { class: 'vc-cl-out', 'aria-live': 'polite' });
+  root.replaceChildren(el('h2', {}, 'Cluster: throughput, interconnect, time and cost'), form, out);
+  return {
+    // The fields as the core takes them: numbers where they read as numbers.
+    request() {
+      const r = {};
+      for (const [key, value] of Object.entries(fields)) {
+        r[key] = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : value;
+      }
+      return r;
+    },
+    render(answer) {
+      for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+      const field = answer && answer.ok === false ? String(answer.error.field).replace(/^cluster\./, '') : '';
+      if (inputs[field]) inputs[field].setAttribute('aria-invalid', 'true');
+      renderCluster(out, answer);
+      root.classList.add('vc-cluster');
+    },
+  };
 }

@@ -44,10 +44,9 @@ export function renderResults(result, other, { name, options }) {
   $('needed-head').textContent = result.job.mode === 'inference' ? 'GPUs needed (TP + PP)'
     : `GPUs needed (ZeRO-${result.layout.zero > 0 ? result.layout.zero : 3})`;
   // A sequence longer than the model was trained for: a hint, not an error (the numbers still hold).
-  const context = m.context_length ?? m.max_position_embeddings ?? m.max_positions;
   const warn = $('seq-hint');
-  warn.hidden = !(context > 0 && result.job.seq > context);
-  warn.textContent = warn.hidden ? '' : `Longer than ${name}'s context of ${context} tokens.`;
+  warn.textContent = result.context_warning ?? '';
+  warn.hidden = !warn.textContent;
   renderFitRows(document.querySelector('#fits tbody'), result);
   // The phone's always-visible total (a copy of the summary, hidden from screen readers).
   const quick = $('quick');
@@ -69,4 +68,10 @@ export function showState(kind, { error = '', empty = '' } = {}) {
   $('output').classList.toggle('stale', kind === 'stale');
   if (kind === 'hidden' || kind === 'empty') $('model-info').textContent = '';
   if (kind !== 'result') $('quick').hidden = true;
+  // Exports and the embed snippet describe the figures on screen: none while they are stale.
+  for (const id of ['export', 'export-csv', 'export-md', 'export-png', 'embed']) {
+    const button = $(id);
+    if (button) button.disabled = kind !== 'result';
+  }
+  if (kind !== 'result' && $('embed-box')) $('embed-box').hidden = true;
 }
