@@ -1,14 +1,17 @@
 #include "checkpoint.hpp"
 
+#include <cmath>
 #include <cstring>
 
 #include "checkpoint_gguf.hpp"
+#include "cluster_text.hpp"
 #include "config.hpp"
 #include "errors.hpp"
 #include "guarded.hpp"
 #include "json_text.hpp"
 #include "params.hpp"
 #include "plan.hpp"
+#include "units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -132,8 +135,11 @@ void checkpoint_add_tensor(CheckpointInfo& info, CheckpointTensor t) {
 
 CheckpointInfo read_checkpoint(const std::string& bytes) {
     if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) return read_gguf(bytes);
+    // A safetensors length prefix (little-endian, below 1 TB) ends in NUL
+    // bytes, which JSON text never holds: its first byte may be '{' (0x7B).
+    const bool length_prefix = bytes.size() >= 8 && bytes[5] == '\0' && bytes[6] == '\0' && bytes[7] == '\0';
     const size_t first = bytes.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && bytes[first] == '{') {
+    if (!length_prefix && first != std::string::npos && bytes[first] == '{') {
         const json doc = parse_json_text(bytes, "checkpoint");
         const bool index = doc.is_object() && doc.contains("metadata") &&
                            (doc.contains("weight_map") || (doc.at("metadata").is_object() &&
@@ -199,29 +205,59 @@ const char* checkpoint_source(const CheckpointInfo& info) {
                                                                                        : "safetensors header";
 }
 
+namespace {
+
+// "+1,234" / "-1,234" / "0": a signed whole number, thousands grouped.
+std::string signed_grouped(double v) {
+    const double rounded = std::round(v);
+    return (rounded > 0 ? "+" : rounded < 0 ? "-" : "") + grouped_text(std::fabs(rounded));
+}
+
+json comparison_json(const CheckpointInfo& info, double derived) {
+    json cmp{{"architecture_params", derived}, {"architecture_params_text", grouped_text(derived)}};
+    if (info.elements > 0 && !info.packed_quantized) {
+        const double elements = static_cast<double>(info.elements);
+        const double percent = 100.0 * (elements - derived) / derived;
+        cmp["checkpoint_params"] = info.elements;
+        cmp["checkpoint_params_text"] = grouped_text(elements);
+        cmp["difference"] = elements - derived;
+        cmp["difference_text"] = signed_grouped(elements - derived);
+        cmp["difference_percent"] = percent;
+        cmp["difference_percent_text"] = printf_text("%+.2f %%", percent);
+        cmp["text"] = "The checkpoint's tensors hold " + grouped_text(elements) + " parameters; the config's architecture gives " +
+                      grouped_text(derived) + " (difference " + signed_grouped(elements - derived) + ", " +
+                      printf_text("%+.2f %%", percent) + ").";
+    } else {
+        cmp["note"] = info.elements == 0 ? "an index lists no shapes: only the byte total is exact"
+                                         : "packed quantized tensors: stored elements are not parameters";
+        cmp["text"] = "The config's architecture gives " + grouped_text(derived) + " parameters; " + cmp["note"].get<std::string>() + ".";
+    }
+    return cmp;
+}
+
+}  // namespace
+
+// Besides the raw numbers, every figure the page shows is given as text.
 std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params) {
+    const double bytes = static_cast<double>(info.weight_bytes);
     json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
            {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata}};
+    c["source"] = checkpoint_source(info);
+    c["weight_text"] = gb_text(bytes);
+    c["weight_bytes_text"] = grouped_text(bytes) + " bytes";
+    c["elements_text"] = grouped_text(static_cast<double>(info.elements));
+    c["tensor_count_text"] = grouped_text(static_cast<double>(info.tensor_count));
     if (!info.architecture.empty()) c["architecture"] = info.architecture;
     if (info.gguf_version) c["gguf_version"] = info.gguf_version;
     c["by_dtype"] = json::array();
     for (const auto& d : info.by_dtype)
-        c["by_dtype"].push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes}});
+        c["by_dtype"].push_back({{"dtype", d.dtype}, {"tensors", d.tensors}, {"elements", d.elements}, {"bytes", d.bytes},
+                                 {"elements_text", grouped_text(static_cast<double>(d.elements))},
+                                 {"bytes_text", grouped_text(static_cast<double>(d.bytes))},
+                                 {"size_text", gb_text(static_cast<double>(d.bytes))}});
     c["tensors"] = json::array();
     for (const auto& t : info.tensors) c["tensors"].push_back(tensor_json(t));
-    if (architecture_params > 0) {
-        const double derived = architecture_params;
-        json cmp{{"architecture_params", derived}};
-        if (info.elements > 0 && !info.packed_quantized) {
-            cmp["checkpoint_params"] = info.elements;
-            cmp["difference"] = static_cast<double>(info.elements) - derived;
-            cmp["difference_percent"] = 100.0 * (static_cast<double>(info.elements) - derived) / derived;
-        } else {
-            cmp["note"] = info.elements == 0 ? "an index lists no shapes: only the byte total is exact"
-                                             : "packed quantized tensors: stored elements are not parameters";
-        }
-        c["config_comparison"] = cmp;
-    }
+    if (architecture_params > 0) c["config_comparison"] = comparison_json(info, architecture_params);
     return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -14,7 +14,9 @@ std::string sig3(double v) {
     return printf_text("%.2f", v);
 }
 
-std::string grouped(double v) {
+}  // namespace
+
+std::string grouped_text(double v) {
     std::string digits = printf_text("%.0f", v), out;
     const size_t n = digits.size();
     for (size_t i = 0; i < n; ++i) {
@@ -23,8 +25,6 @@ std::string grouped(double v) {
     }
     return out;
 }
-
-}  // namespace
 
 std::string duration_text(double s) {
     if (s <= 0) return "0 s";
@@ -38,7 +38,7 @@ std::string duration_text(double s) {
 }
 
 std::string count_text(double v) {
-    if (v < 1e6) return grouped(v);
+    if (v < 1e6) return grouped_text(v);
     if (v < 1e9) return sig3(v / 1e6) + " M";
     if (v < 1e12) return sig3(v / 1e9) + " B";
     return sig3(v / 1e12) + " T";
@@ -52,7 +52,7 @@ std::string percent_text(double fraction) { return printf_text("%.1f", 100 * fra
 
 std::string money_text(double dollars) {
     if (dollars < 100) return "$" + printf_text("%.2f", dollars);
-    if (dollars < 1e6) return "$" + grouped(dollars);
+    if (dollars < 1e6) return "$" + grouped_text(dollars);
     return "$" + count_text(dollars);
 }
 

@@ -12,6 +12,7 @@
 #include "guarded.hpp"
 #include "json_writer.hpp"
 #include "memory.hpp"
+#include "plan.hpp"
 #include "units.hpp"
 
 namespace vramcalc {
@@ -101,9 +102,13 @@ std::string matrix_json(const std::string& job_json) {
     return guarded([&] {
         const Model& model = *current_model();
         json request = parse_json_text(job_json, "job");
-        parse_job(request);  // a bad job is the whole answer's error, not every cell's
+        const Job asked = parse_job(request);  // a bad job is the whole answer's error, not every cell's
+        // The row the job's weights are in: its dtype, or the one auto falls back to;
+        // none when the checkpoint's own scheme or bytes set them (no row is that).
+        const Plan plan = make_plan(model, asked);
         JsonWriter w;
-        w.begin_object().field("ok", true).key("modes").begin_array();
+        w.begin_object().field("ok", true).field("current_dtype", plan.exact || plan.shipped ? "" : plan.weights.name);
+        w.key("modes").begin_array();
         for (const char* name : mode_names()) w.value(name);
         w.end_array().key("rows").begin_array();
         for (const NumberFormat& f : all_formats()) {

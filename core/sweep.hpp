@@ -13,7 +13,8 @@ namespace vramcalc {
 std::string sweep_json(const std::string& job_json, const std::string& axis, const std::string& values_json);
 
 // Total per GPU for every weight format × mode with the rest of the job kept:
-// {"ok":true,"modes":[..],"rows":[{"dtype","label","cells":[{"total_bytes","total_text"} | {"error"}]}]}.
+// {"ok":true,"current_dtype":"bf16","modes":[..],"rows":[{"dtype","label","cells":[{"total_bytes","total_text"} | {"error"}]}]}
+// (current_dtype: the row the job's weights are in, dtype auto resolved; "" when the checkpoint's own format rules).
 std::string matrix_json(const std::string& job_json);
 
 // Round axis marks from 0 to at least max_bytes: [{"bytes","text"}] ("0 GB", "20 GB", ..., "1.5 TB").

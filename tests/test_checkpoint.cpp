@@ -31,6 +31,22 @@ TEST_CASE("safetensors header: BF16 bytes exact, element count equals the archit
     CHECK(r["checkpoint"]["config_comparison"]["difference"] == 0.0);
     CHECK(r["checkpoint"]["by_dtype"][0]["dtype"] == "BF16");
     CHECK(r["checkpoint"]["metadata"]["format"] == "pt");
+    // Every figure the page shows comes as text too.
+    CHECK(r["checkpoint"]["weight_bytes_text"] == "1,246,720 bytes");
+    CHECK(r["checkpoint"]["weight_text"] == "0.00 GB");
+    CHECK(r["checkpoint"]["by_dtype"][0]["bytes_text"] == "1,246,720");
+    CHECK(r["checkpoint"]["config_comparison"]["difference_percent_text"] == "+0.00 %");
+    CHECK(r["checkpoint"]["config_comparison"]["architecture_params_text"] == "623,360");
+}
+
+TEST_CASE("a safetensors length prefix whose first byte is '{' is still a length, not JSON") {
+    // N = 0x7B = 123: the header's first byte is '{'.
+    const std::string json_text = R"({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})";
+    std::string header = json_text + std::string(123 - json_text.size(), ' ');
+    std::string bytes = std::string(1, '\x7b') + std::string(7, '\0') + header;
+    const CheckpointInfo info = read_checkpoint(bytes);
+    CHECK(info.format == "safetensors");
+    CHECK(info.weight_bytes == 4);
 }
 
 TEST_CASE("safetensors header of a GPTQ checkpoint: packed bytes exact, elements flagged as not parameters") {

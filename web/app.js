@@ -5,6 +5,7 @@ import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks
 import { state, stateQuery, unbase64url } from './state.js';
 import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
 import { initModel, showSource, configText, modelName, sourceControl, fetchHub } from './panels/model.js';
+import { initCheckpoint, checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
@@ -84,10 +85,13 @@ function writeUrl(push) {
 function controlFor(field) {
   if (field.startsWith('job.')) return $(field.slice(4).split(/[.[]/)[0]);
   if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
+  if (field.startsWith('checkpoint')) return $('checkpoint-file');
   return null;
 }
-// The message under a field reads without the field path in front.
-const plainMessage = (message, field) => (message.startsWith(`${field}: `) ? message.slice(field.length + 2) : message);
+// The message under a field reads without the field path in front; a
+// checkpoint's keeps it, since it names the part of the file at fault.
+const plainMessage = (message, field) =>
+  (message.startsWith(`${field}: `) && !field.startsWith('checkpoint') ? message.slice(field.length + 2) : message);
 
 function fail({ field, message }, keepResult) {
   cancelSecondary();
@@ -115,7 +119,8 @@ function chartLines(result) {
 // Core answers for the deferred panels, kept while their inputs are the same
 // (a chart line or another panel's change does not ask the core again).
 const memo = new Map();
-function remembered(kind, text, args, ask) {
+function remembered(kind, config, args, ask) {
+  const text = `${checkpointTag()}:${config}`;  // the same config with another checkpoint answers otherwise
   const key = JSON.stringify(args);
   const last = memo.get(kind);
   if (last && last.text === text && last.key === key) return last.answer;
@@ -174,6 +179,8 @@ function compute() {
   showModeFields($('mode').value);
   const s = state.source;
   const text = configText();
+  // A checkpoint belongs to its config; a bad one keeps the last good figures, dimmed.
+  const checkpointError = checkpointFor(text);
   if (s.badLink) {
     s.badLink = false;
     return fail({ field: 'config', message: 'config: the link\'s cfg= value is not a valid encoded config.json' }, false);
@@ -185,6 +192,7 @@ function compute() {
     return showState('empty', { empty: s.kind === 'hub' ? 'Type a Hugging Face model id or address and press Fetch config.'
       : 'Paste or drop a config.json to see what it needs.' });
   }
+  if (checkpointError) return fail(checkpointError, true);
   const job = readJob({ forCore: true });
   const result = estimate(text, job);
   if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
@@ -257,6 +265,7 @@ function update({ push = false, error = null } = {}) {
 // ---------------------------------------------------------------- events
 
 initModel(models, update);
+initCheckpoint(update);
 form.addEventListener('submit', (e) => e.preventDefault());
 // History: a choice (select, checkbox) adds an entry; typing adds one entry
 // at its first keystroke and then keeps replacing it, so Back undoes a whole edit.
@@ -264,7 +273,7 @@ let typing = null;
 const typed = (e) => e.target.tagName === 'TEXTAREA' || (e.target.tagName === 'INPUT' && !['checkbox', 'radio'].includes(e.target.type));
 for (const type of ['input', 'change']) {
   form.addEventListener(type, (e) => {
-    if (e.target.closest('.source')) return;
+    if (e.target.closest('.source, .checkpoint')) return;
     if (!typed(e) && type === 'input') return;  // its change event follows
     if (e.target.id === 'custom_gpu_gib') state.customGpuGib = e.target.value.trim();
     else if (e.target.name) touch(e.target.name);

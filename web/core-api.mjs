@@ -3,16 +3,36 @@
 // and answers come back as bytes decoded natively.
 const decoder = new TextDecoder();
 
-export function coreApi(core) {
+//
+// Checkpoint metadata (useCheckpoint) belongs to one config: useConfig drops
+// it, so when that config is chosen again (after another panel asked about
+// another model) its checkpoint is attached again.
+export function coreApi(core, kept = null) {
   let currentConfig = null;
+  let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
   const use = (configText) => {
     if (configText !== currentConfig) {
       currentConfig = null;  // a throw below leaves no half-chosen config behind
       core.useConfig(configText);
+      if (checkpoint?.configText === configText) core.useCheckpoint(checkpoint.bytes);
       currentConfig = configText;
     }
   };
   return {
+    // Attaches checkpoint metadata (raw bytes, a Uint8Array) to the config's
+    // model: the core's answer. A rejected one leaves the model as it was.
+    attachCheckpoint(configText, bytes) {
+      use(configText);
+      const answer = JSON.parse(core.useCheckpoint(bytes));
+      if (answer.ok) checkpoint = { configText, bytes };
+      return answer;
+    },
+    // Detaches it: the next call chooses the config afresh (useConfig).
+    detachCheckpoint() {
+      checkpoint = null;
+      currentConfig = null;
+    },
+    checkpoint: () => checkpoint,
     estimate(configText, job) {
       use(configText);
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.

@@ -8,6 +8,7 @@ let corePromise = null;
 let modelsPromise = null;
 let api = null;
 let broken = false;
+let keptCheckpoint = null;  // the attached checkpoint, for an instance that replaces a trapped one
 
 function loadScript(src) {
   return new Promise((resolve, reject) => {
@@ -28,7 +29,8 @@ export function loadCore() {
     corePromise = loadScript(new URL('vramcalc.js', base).href)
       .then(() => globalThis.createVramcalc({ locateFile: (file) => new URL(file, base).href }))
       .then((core) => {
-        api = coreApi(core);
+        // A new instance after a trap keeps the attached checkpoint.
+        api = coreApi(core, keptCheckpoint);
         broken = false;
         return core;
       });
@@ -48,6 +50,7 @@ function call(field, body) {
   } catch (e) {
     broken = true;
     corePromise = null;
+    keptCheckpoint = api.checkpoint();
     api = null;
     return { ok: false, error: { field, message: `${field}: the calculator could not handle this input (${e.message || e})` } };
   }
@@ -104,6 +107,15 @@ export function solve(configText, job, question) {
 }
 export function cluster(configText, job, fields) {
   return call('config', (a) => a.cluster(configText, job, fields));
+}
+// Checkpoint metadata (a safetensors header or index, or a GGUF header, as a
+// Uint8Array) for the config's model: the core's answer.
+export function attachCheckpoint(configText, bytes) {
+  return call('checkpoint', (a) => a.attachCheckpoint(configText, bytes));
+}
+export function detachCheckpoint() {
+  keptCheckpoint = null;
+  api?.detachCheckpoint();
 }
 export function ticks(maxBytes) {
   return call('internal', (a) => a.ticks(maxBytes));
@@ -188,4 +200,49 @@ export async function fetchHubConfig(input) {
   const text = await response.text();
   saveHubConfig(id, text);
   return { id, text, saved: false };
+}
+
+// Exact weight bytes from the Hub without downloading weights: the sharded
+// checkpoint's model.safetensors.index.json (metadata.total_size), else the
+// single model.safetensors file's header by two Range requests (its first 8
+// bytes give the JSON header's length N, then bytes 8..8+N-1). Resolves to
+// { id, file, bytes } (a Uint8Array for useCheckpoint); errors read like the
+// config fetch's.
+export const MAX_SAFETENSORS_HEADER = 100_000_000;  // the safetensors reader's own limit (MAX_HEADER_SIZE)
+export async function fetchHubCheckpoint(input) {
+  const id = hubIdOf(input ?? '');
+  if (!id) throw new Error(`checkpoint: '${String(input ?? '').trim()}' is not a Hugging Face model id`);
+  const instead = 'open the checkpoint file (or its model.safetensors.index.json) instead';
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) throw new Error(`checkpoint: you are offline; ${instead}`);
+  const get = async (file, range) => {
+    let response;
+    try {
+      response = await fetch(`https://huggingface.co/${id}/resolve/main/${file}`, range ? { headers: { Range: `bytes=${range}` } } : {});
+    } catch {
+      throw new Error(`checkpoint: could not reach huggingface.co (offline or blocked); ${instead}`);
+    }
+    if (response.status === 401 || response.status === 403) throw new Error(`checkpoint: ${id} is gated or private; ${instead}`);
+    if (response.status === 404) return response;
+    if (!response.ok) throw new Error(`checkpoint: the Hub answered HTTP ${response.status} for ${file}`);
+    // A server that ignores Range would send the whole file (gigabytes): refuse it.
+    if (range && response.status !== 206) throw new Error(`checkpoint: the Hub sent all of ${file} instead of the bytes asked for; ${instead}`);
+    return response;
+  };
+  const index = await get('model.safetensors.index.json');
+  if (index.ok) return { id, file: 'model.safetensors.index.json', bytes: new Uint8Array(await index.arrayBuffer()) };
+  const head = await get('model.safetensors', '0-7');
+  if (head.status === 404) {
+    throw new Error(`checkpoint: ${id} has neither model.safetensors.index.json nor model.safetensors on the Hub; ${instead}`);
+  }
+  const first = new Uint8Array(await head.arrayBuffer());
+  if (first.length !== 8) throw new Error(`checkpoint: the Hub sent ${first.length} bytes for model.safetensors' header length`);
+  // The header's length (8 bytes, little-endian): the byte range to ask for next, not a figure shown.
+  const n = new DataView(first.buffer, first.byteOffset, 8).getBigUint64(0, true);
+  if (n === 0n || n > BigInt(MAX_SAFETENSORS_HEADER)) return { id, file: 'model.safetensors', bytes: first };  // the core names the fault
+  const rest = await get('model.safetensors', `8-${7n + n}`);
+  const header = new Uint8Array(await rest.arrayBuffer());
+  const bytes = new Uint8Array(8 + header.length);
+  bytes.set(first);
+  bytes.set(header, 8);
+  return { id, file: 'model.safetensors', bytes };
 }

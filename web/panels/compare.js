@@ -12,7 +12,8 @@ export function renderMatrix(table, matrixAnswer, job) {
     const tr = el('tr', { 'data-dtype': row.dtype });
     tr.append(el('th', { scope: 'row' }, row.label));
     row.cells.forEach((cell, i) => {
-      const current = row.dtype === job.dtype && matrixAnswer.modes[i] === job.mode;
+      // The core names the job's row (dtype auto: the format it falls back to).
+      const current = row.dtype === (matrixAnswer.current_dtype ?? job.dtype) && matrixAnswer.modes[i] === job.mode;
       const td = el('td', { class: `num${current ? ' current' : ''}${cell.error ? ' refused' : ''}`, 'data-mode': matrixAnswer.modes[i] },
         cell.error ? '—' : cell.total_text);
       if (cell.error) td.title = cell.error;

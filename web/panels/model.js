@@ -3,6 +3,7 @@
 // pattern: arrow keys, Home/End, one tab stop.
 import { fetchHubConfig, hubIdOf } from '../vramcalc-client.js';
 import { state } from '../state.js';
+import { isCheckpointFile, openCheckpointFile } from './checkpoint.js';
 
 const $ = (id) => document.getElementById(id);
 let models = [];
@@ -36,6 +37,15 @@ export function configText() {
   if (s.kind === 'hub') return s.hubText;
   const model = models.find((m) => m.id === s.modelId);
   return model ? JSON.stringify(model.config) : null;
+}
+
+// The Hugging Face id of the current model (a fetched Hub id, or a catalog
+// entry's repository), for the checkpoint's "Get exact size from the Hub".
+export function hubIdOfSource() {
+  const s = state.source;
+  if (s.kind === 'hub') return s.hubText ? s.hubId : null;
+  if (s.kind === 'catalog') return models.find((m) => m.id === s.modelId)?.hf_id || null;
+  return null;
 }
 
 // The control that a config or model error belongs to.
@@ -131,7 +141,8 @@ export function initModel(catalog, changed) {
       e.preventDefault();
       $('config-text').classList.remove('drop');
       const file = e.dataTransfer.files[0];
-      if (file) loadFile(file);
+      if (file && isCheckpointFile(file)) openCheckpointFile(file);  // a checkpoint dropped anywhere: its header
+      else if (file) loadFile(file);
     });
   }
   $('hub-fetch').addEventListener('click', () => fetchHub());

@@ -18,6 +18,20 @@ function renderCard(card, result, title) {
     `per GPU${result.layout.gpus > 1 ? ` × ${result.layout.gpus}` : ''} · ${fitSummary(result)}`;
 }
 
+// Where the weights' size comes from (the core's weights_source), said plainly.
+const weightSources = {
+  quantization_config: 'as the config\'s quantization_config ships them',
+  job: 'as chosen under Job',
+};
+function renderWeightsSource(result) {
+  const p = $('weights-source');
+  const weights = result.terms.find((t) => t.key === 'weights');
+  p.dataset.source = result.weights_source;
+  p.textContent = result.weights_source === 'exact'
+    ? `Weights: exact to the byte, ${weights?.why ?? result.weight_format}`
+    : `Weights: ${result.weight_format}, ${weightSources[result.weights_source] ?? result.weights_source}`;
+}
+
 export function renderResults(result, other, { name, options }) {
   const m = result.model;
   $('model-info').textContent = `${name}: ${m.params_total_text} parameters` +
@@ -26,6 +40,7 @@ export function renderResults(result, other, { name, options }) {
   const inferenceFirst = result.job.mode === 'inference';
   const [inference, training] = inferenceFirst ? [result, other] : [other, result];
   renderCard($('card-inference'), inference);
+  renderWeightsSource(result);
   renderCard($('card-training'), training, modeTitle(inferenceFirst ? counterpartJob(result.job, options).mode : result.job.mode));
   $('card-inference').classList.toggle('current', inferenceFirst);
   $('card-training').classList.toggle('current', !inferenceFirst);
