@@ -212,7 +212,7 @@ function compute() {
     () => { $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase); },
     () => renderFitsPanel(text, job, result),
     () => renderComparisons(text, job, result),
-    () => clusterPanel?.render(clusterPlan(text, job, clusterPanel.request())),
+    () => renderClusterPanel(text, job),
   ]);
 }
 
@@ -351,10 +351,15 @@ try {
 
 // The cluster panel loads after the first result (it is not needed to paint one).
 let clusterPanel = null;
+let clusterArgs = null;  // the latest result's config and job, for when the panel arrives
+function renderClusterPanel(text, job) {
+  clusterArgs = { text, job };
+  clusterPanel?.render(clusterPlan(text, job, clusterPanel.request()));
+}
 import('./panels/cluster.js').then((mod) => {
   clusterPanel = mod.mount($('cluster'), { hardware: JSON.parse(core.hardware()), fields: state.cluster,
     onChange: () => update({ push: true }) });
-  update();
+  if (clusterArgs && state.result) renderClusterPanel(clusterArgs.text, clusterArgs.job);
 }).catch(() => { $('cluster').hidden = true; });
 
 if ('serviceWorker' in navigator && !embedded) navigator.serviceWorker.register('sw.js').catch(() => {});

@@ -3,7 +3,6 @@
 // and answers come back as bytes decoded natively.
 const decoder = new TextDecoder();
 
-//
 // Checkpoint metadata (useCheckpoint) belongs to one config: useConfig drops
 // it, so when that config is chosen again (after another panel asked about
 // another model) its checkpoint is attached again.

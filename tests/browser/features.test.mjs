@@ -188,3 +188,39 @@ test('the iframe embed is not cut off: one column, no sideways scroll, its heigh
   assert.ok(heights.length > 0 && heights.at(-1) > 500, `height reported: ${heights.at(-1)}`);
   await host.close();
 });
+
+test('cluster panel: the core planner\'s throughput, step and time for the fields in the URL and the controls', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&mode=train&cl_gpu=h100&cl_gpus=8&cl_tokens=1e9`);
+  await page.locator('#cluster .vc-cl-card').first().waitFor();
+  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '8', '--cluster-tokens', '1e9']);
+  const cards = await page.locator('#cluster .vc-cl-big').allInnerTexts();
+  assert.ok(cards.includes(cli.train.tokens_per_s_per_gpu_text), `${cards} has ${cli.train.tokens_per_s_per_gpu_text}`);
+  assert.ok(cards.includes(cli.train.step_text));
+  assert.ok(cards.includes(cli.train.budget.time_text));
+  assert.equal(await page.inputValue('#cl-gpus'), '8');
+  // A control change asks the core again and goes into the link.
+  await page.fill('#cl-gpus', '16');
+  await page.dispatchEvent('#cl-gpus', 'change');
+  await settled(page);
+  const cli16 = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '16', '--cluster-tokens', '1e9']);
+  await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
+    cli16.train.budget.time_text);
+  assert.match(page.url(), /cl_gpus=16/);
+  // A bad value is the core's named error, in the panel.
+  await page.fill('#cl-tokens', '-5');
+  await page.dispatchEvent('#cl-tokens', 'change');
+  await page.locator('#cluster .vc-cl-error').waitFor();
+  assert.match(await page.locator('#cluster .vc-cl-error').innerText(), /^cluster\.tokens: /);
+  assert.equal(await page.getAttribute('#cl-tokens', 'aria-invalid'), 'true');
+});
+
+test('while an input is invalid the dimmed figures cannot be exported or embedded', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  for (const id of ['export', 'export-csv', 'export-md', 'export-png', 'embed']) assert.equal(await page.isDisabled(`#${id}`), false, id);
+  await page.fill('#batch', '0');
+  await page.locator('#output.stale').waitFor();
+  for (const id of ['export', 'export-csv', 'export-md', 'export-png', 'embed']) assert.equal(await page.isDisabled(`#${id}`), true, id);
+  await page.fill('#batch', '2');
+  await page.locator('#output:not(.stale)').waitFor();
+  assert.equal(await page.isDisabled('#export'), false);
+});

@@ -155,7 +155,7 @@ export function mount(root, { hardware, fields, onChange }) {
     inputs[key] = input;
     form.append(el('div', { class: 'vc-cl-field' }, el('label', { for: id }, label), input));
   }
-  const out = el('div', { class: 'vc-cl-out', 'aria-live': 'polite' });
+  const out = el('div', { class: 'vc-cl-out' });
   root.replaceChildren(el('h2', {}, 'Cluster: throughput, interconnect, time and cost'), form, out);
   return {
     // The fields as the core takes them: numbers where they read as numbers.
