@@ -197,10 +197,12 @@ void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 // Mamba-2 (mamba_ssm/ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn):
 // in_proj's input, zxbcdt (2·d_inner + 2·groups·N + heads), the scan output
 // and the gated RMSNorm's input and rstd (d_inner + fp32 per group).
-void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a) {
+// Beside attention (Falcon-H1) in_proj reads the same normed input q/k/v
+// keep: one storage, counted once.
+void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a, bool shared_input = false) {
     const RecurrentDims& r = p.m.config.recurrent;
     const double di = static_cast<double>(r.d_inner), N = static_cast<double>(r.d_state);
-    a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
+    if (!shared_input) a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
     if (p.m.config.mamba2) {
         const double g = static_cast<double>(std::max<int64_t>(1, r.groups)), H = static_cast<double>(r.heads);
         a.add("in_proj output zxbcdt", (2 * di + 2 * g * N + H) * d.B);
@@ -260,6 +262,7 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     } else if (c.is_mla()) mla_attention(p, d, a);
     else if (c.family == Family::Gpt2 || c.family == Family::GptNeoX) fused_attention(p, d, a);
     else llama_attention(p, d, a);
+    if (c.parallel_hybrid) mamba_mixer(p, d, a, true);
     if (c.family == Family::Mamba) {
     } else if (moe) moe_mlp(p, d, a);
     else dense_mlp(p, d, a);

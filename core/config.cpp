@@ -52,6 +52,7 @@ const Known kKnown[] = {
     {"granitemoehybrid", "GraniteMoeHybridForCausalLM", Family::LlamaLike, true},
     {"glm4_moe", "Glm4MoeForCausalLM", Family::LlamaLike, false},
     {"jamba", "JambaForCausalLM", Family::LlamaLike, false},
+    {"falcon_h1", "FalconH1ForCausalLM", Family::LlamaLike, false},
     {"minimax", "MiniMaxForCausalLM", Family::LlamaLike, false},
     {"gpt2", "GPT2LMHeadModel", Family::Gpt2, true},
     {"gpt_bigcode", "GPTBigCodeForCausalLM", Family::Gpt2, true},
@@ -161,7 +162,7 @@ void require_generic_keys(const json& c, const std::string& model_type) {
 const char* supported_model_types() {
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen2_5_vl, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, "
            "gemma3 (gemma3_text), llama4 (llama4_text), llava, phi3, phimoe, gpt_oss, olmo2, cohere, cohere2, granite, "
-           "granitemoe, granitemoehybrid, glm4_moe, jamba, minimax, gpt2, gpt_bigcode, "
+           "granitemoe, granitemoehybrid, glm4_moe, jamba, falcon_h1, minimax, gpt2, gpt_bigcode, "
            "gpt_neox, falcon, deepseek_v2, deepseek_v3, kimi_k2, mamba, mamba2 (or give num_parameters)";
 }
 
@@ -182,6 +183,7 @@ int64_t ModelConfig::attention_layers() const {
 }
 
 int64_t ModelConfig::recurrent_layers() const {
+    if (parallel_hybrid) return layers;  // Falcon-H1: a Mamba-2 mixer beside the attention of every layer
     if (layer_kinds.empty()) return family == Family::Mamba ? layers : 0;
     return layers - attention_layers();
 }

@@ -169,6 +169,8 @@ struct ModelConfig {
     bool expert_bias = false;         // gpt-oss experts and router carry biases
     bool norm_bias = false;           // LayerNorm with bias (gpt2-style, falcon, phimoe); Cohere's LayerNorm has none
     bool parallel_block = false;      // attention and MLP read the same normed input (falcon, cohere, GPT-J style)
+    bool parallel_hybrid = false;     // every layer has attention and a Mamba-2 mixer side by side (Falcon-H1)
+    bool mamba_norm = true;           // the Mamba-2 mixer's gated RMSNorm exists (Falcon-H1: mamba_rms_norm)
     bool lm_head_bias = false;        // phimoe
     bool qk_norm_full = false;        // olmo2: q_norm/k_norm over the whole projection, not per head
     bool qk_norm_per_head_matrix = false;  // cohere (R+): q/k norm weights per head × head_dim

@@ -208,6 +208,16 @@ void apply_architecture(const json& c, ModelConfig& m) {
         mamba2_dims(c, m, {"num_heads"}, {"head_dim"}, {"state_size"}, {"n_groups"}, {"conv_kernel"});
     if (t == "granitemoehybrid")
         mamba2_dims(c, m, {"mamba_n_heads"}, {"mamba_d_head"}, {"mamba_d_state"}, {"mamba_n_groups"}, {"mamba_d_conv"});
+    if (t == "falcon_h1") {
+        // transformers models/falcon_h1/modeling_falcon_h1.py FalconH1DecoderLayer: attention and a
+        // Mamba-2 mixer (FalconH1Mixer, width mamba_d_ssm) read the same normed input and their outputs
+        // are summed; then pre_ff_layernorm and a SwiGLU MLP. mamba_rms_norm (default false in
+        // FalconH1Config) adds the mixer's gated RMSNorm.
+        mamba2_dims(c, m, {"mamba_n_heads"}, {"mamba_d_head"}, {"mamba_d_state"}, {"mamba_n_groups"}, {"mamba_d_conv"});
+        if (c.contains("mamba_d_ssm")) m.recurrent.d_inner = read_count(c, {"mamba_d_ssm"}, kMaxHidden, true);
+        m.parallel_hybrid = true;
+        m.mamba_norm = read_bool(c, "mamba_rms_norm", false);
+    }
     if (m.family == Family::Mamba) m.norms_per_layer = 1;
     if (m.recurrent.d_inner > 0 || m.recurrent.heads > 0) state_sizes(m);
 }

@@ -40,7 +40,7 @@ void mamba2(const ModelConfig& c, int64_t L, TensorList& t) {
     t.vector("dt_bias", r.heads, L);
     t.vector("A_log", r.heads, L);
     t.vector("D", r.heads, L);
-    t.vector("mixer.norm", di, L);
+    if (c.mamba_norm) t.vector("mixer.norm", di, L);
     t.add("out_proj", TensorKind::Recurrent, di, c.hidden, L);
 }
 

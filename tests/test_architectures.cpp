@@ -283,3 +283,33 @@ TEST_CASE("Mamba trains: the fused mixer's saved tensors per token, hand-derived
     const Model m2 = test::model("mamba-codestral-7b");
     CHECK(estimate(m2, test::job({{"mode", "lora"}}), false).breakdown.total() > 0);
 }
+
+TEST_CASE("Falcon-H1 7B: attention and a Mamba-2 mixer side by side in all 44 layers") {
+    const ModelConfig c = config_of("falcon-h1-7b.config.json");
+    CHECK(c.parallel_hybrid);
+    CHECK(c.attention_layers() == 44);
+    CHECK(c.recurrent_layers() == 44);
+    // Hand sum, tensor by tensor (transformers modeling_falcon_h1.py):
+    // embed + untied head 2·130048·3072;
+    // attention q 3072·1536, k, v 3072·256, o 1536·3072;
+    // mixer in_proj 3072·(2·3072 + 2·256 + 24), conv1d (3072 + 512)·4 + bias 3584, dt_bias/A_log/D 3·24,
+    //   out_proj 3072·3072 (mamba_rms_norm false: no mixer norm);
+    // SwiGLU 3·3072·12288; input_layernorm + pre_ff_layernorm 2·3072; final norm 3072.
+    const double layer = 3072.0 * 1536 * 2 + 3072.0 * 256 * 2 + 3072.0 * (2 * 3072 + 2 * 256 + 24) + 3584.0 * 4 + 3584 +
+                         3 * 24 + 3072.0 * 3072 + 3 * 3072.0 * 12288 + 2 * 3072;
+    const double total = 2 * 130048.0 * 3072 + 44 * layer + 3072;
+    CHECK(count_params(c).total == total);
+    CHECK(total == doctest::Approx(7.586e9).epsilon(0.001));  // the "7B" of the Falcon-H1 family
+    // Every layer keeps KV (2 KV heads × 128 × 2 bytes × K and V = 1 KiB) and a Mamba-2 state.
+    const Model m = prepare_model(c);
+    const Estimate e = estimate(m, test::job({{"mode", "inference"}, {"seq", 4096}}), false);
+    const double kv = 44 * 2 * 2 * 128 * 2.0 * 4096;
+    const double state = 44 * ((4 - 1) * (3072 + 2 * 256) * 2.0 + 24 * 128 * 256 * 4.0);  // conv bf16 + SSM fp32
+    CHECK(e.breakdown.bytes[kKvCache] == doctest::Approx(kv + state));
+    // It trains: the mixer's tensors join the attention block's.
+    const Estimate t = estimate(m, test::job({{"mode", "train"}, {"seq", 2048}}), false);
+    double zxbcdt = 0;
+    for (int i = 0; i < t.layer.count; ++i)
+        if (std::string(t.layer.parts[i].name) == "in_proj output zxbcdt") zxbcdt = t.layer.parts[i].bytes;
+    CHECK(zxbcdt == (2 * 3072.0 + 2 * 256 + 24) * 2 * 2048);  // bf16, one sequence of 2048 tokens
+}
