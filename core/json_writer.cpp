@@ -1,5 +1,7 @@
 #include "json_writer.hpp"
 
+#include <charconv>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -108,23 +110,29 @@ JsonWriter& JsonWriter::value(double number) {
     // ordinary magnitudes with 12 significant digits by integer arithmetic
     // (printf's float formatting made up most of an estimate's cost).
     const double magnitude = std::fabs(number);
+    char buf[40];
+    char* const end = buf + sizeof buf;
     if (number == std::floor(number) && magnitude < 9e15) {
-        out_ += std::to_string(static_cast<int64_t>(number));
+        out_.append(buf, std::to_chars(buf, end, static_cast<int64_t>(number)).ptr);
     } else if (magnitude >= 1e-3 && magnitude < 1e12) {
         int decimals = 12;
         for (double m = magnitude; m >= 1 && decimals > 0; m /= 10) --decimals;
         int64_t scale = 1;
         for (int i = 0; i < decimals; ++i) scale *= 10;
         const int64_t scaled = std::llround(magnitude * static_cast<double>(scale));
-        out_ += (number < 0 ? "-" : "") + std::to_string(scaled / scale);
-        if (decimals > 0) {
-            std::string fraction = std::to_string(scaled % scale);
-            fraction.insert(0, static_cast<size_t>(decimals) - fraction.size(), '0');
-            fraction.erase(fraction.find_last_not_of('0') + 1);
-            if (!fraction.empty()) out_ += '.' + fraction;
+        char* p = buf;
+        if (number < 0) *p++ = '-';
+        p = std::to_chars(p, end, scaled / scale).ptr;
+        if (decimals > 0 && scaled % scale != 0) {
+            char digits[24];
+            char* q = std::to_chars(digits, digits + sizeof digits, scaled % scale).ptr;
+            *p++ = '.';
+            for (int pad = decimals - static_cast<int>(q - digits); pad > 0; --pad) *p++ = '0';
+            while (q > digits && q[-1] == '0') --q;  // no trailing zeros
+            for (const char* d = digits; d < q; ++d) *p++ = *d;
         }
+        out_.append(buf, p);
     } else {
-        char buf[32];
         std::snprintf(buf, sizeof buf, "%.17g", number);
         out_ += buf;
     }
@@ -133,7 +141,8 @@ JsonWriter& JsonWriter::value(double number) {
 
 JsonWriter& JsonWriter::value(int64_t number) {
     separate();
-    out_ += std::to_string(number);
+    char buf[24];
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, number).ptr);
     return *this;
 }
 

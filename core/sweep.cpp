@@ -12,6 +12,7 @@
 #include "guarded.hpp"
 #include "json_writer.hpp"
 #include "memory.hpp"
+#include "timeline.hpp"
 #include "plan.hpp"
 #include "units.hpp"
 
@@ -24,12 +25,16 @@ using nlohmann::json;
 constexpr size_t kMaxPoints = 4096;
 
 
-// The job fields a chart may sweep: whole numbers read by parse_job.
+// The job fields a chart may sweep, with parse_job's limits for them
+// (core/job.cpp read_field: batch 1..1e6, seq 1..1e8, lora_rank 1..65536).
 struct Axis {
     const char* name;
     int64_t Job::*member;
+    int64_t min, max;
 };
-constexpr Axis kAxes[] = {{"seq", &Job::seq}, {"batch", &Job::batch}, {"lora_rank", &Job::lora_rank}};
+constexpr Axis kAxes[] = {{"seq", &Job::seq, 1, 100'000'000},
+                          {"batch", &Job::batch, 1, 1'000'000},
+                          {"lora_rank", &Job::lora_rank, 1, 65'536}};
 
 const Axis& find_axis(const std::string& name) {
     for (const Axis& a : kAxes)
@@ -37,10 +42,10 @@ const Axis& find_axis(const std::string& name) {
     throw InputError("sweep.axis", "must be seq, batch or lora_rank, got '" + short_text(name) + "'");
 }
 
-// Each value is checked by parse_job itself (same limits and messages as a
-// typed-in value); the job is then reused with only the swept field changed.
-// (parse_job has no rule tying these fields to others; if one is added,
-// check it here too.)
+// Each value is checked as parse_job checks a typed-in value (same limits
+// and message, field job.<axis>); the job is then reused with only the swept
+// field changed. (parse_job has no rule tying these fields to others; if one
+// is added, check it here too.)
 std::vector<int64_t> read_values(const Axis& axis, const std::string& values_json) {
     const json values = parse_json_text(values_json, "sweep.values");
     if (!values.is_array() || values.empty()) throw InputError("sweep.values", "must be a non-empty list of numbers");
@@ -49,11 +54,8 @@ std::vector<int64_t> read_values(const Axis& axis, const std::string& values_jso
                                              std::to_string(values.size()));
     std::vector<int64_t> out;
     out.reserve(values.size());
-    json one = json::object();
-    for (const json& v : values) {
-        one[axis.name] = v;
-        out.push_back(parse_job(one).*axis.member);
-    }
+    const std::string field = std::string("job.") + axis.name;
+    for (const json& v : values) out.push_back(whole_field(v, field, axis.min, axis.max));
     return out;
 }
 
@@ -85,11 +87,17 @@ std::string sweep_json(const std::string& job_json, const std::string& axis_name
         w.begin_object().field("ok", true).field("axis", axis.name);
         write_terms(w);
         w.key("points").begin_array();
+        // The plan (LoRA targets, trainable count, largest tensors) does not depend on seq or
+        // batch: resolved once and reused for every point, as the GPU fit does.
+        const bool plan_fixed = axis.member != &Job::lora_rank;
+        const Plan fixed = make_plan(model, job);  // refers to `job`, which each point updates
         for (int64_t v : values) {
             job.*axis.member = v;
-            const Breakdown b = compute_breakdown(model, job, false);
+            const Breakdown b = plan_fixed ? run_step(fixed, resolve_layout(model.config, job), false).breakdown
+                                           : compute_breakdown(model, job, false);
             w.begin_object().field("value", v).key("bytes").begin_array();
-            for (double bytes : b.bytes) w.value(bytes);
+            // Whole bytes: a fraction of a byte means nothing on a chart, and integers are written fastest.
+            for (double bytes : b.bytes) w.value(std::round(bytes));
             const double total = b.total();
             w.end_array().field("total_bytes", total).field("total_text", gb_text(total)).end_object();
         }

@@ -1,5 +1,7 @@
 #include "units.hpp"
 
+#include <charconv>
+
 #include <cmath>
 #include <cstdio>
 
@@ -16,13 +18,17 @@ std::string printf_text(const char* format, double value) {
 std::string fixed_text(double value, int decimals) {
     const int64_t scale = decimals == 1 ? 10 : 100;
     if (!(std::fabs(value) < 1e15)) return printf_text(decimals == 1 ? "%.1f" : "%.2f", value);
+    // Digits into one stack buffer, one string at the end (this runs for every text an estimate writes).
     int64_t n = std::llround(value * static_cast<double>(scale));
-    std::string text = n < 0 ? "-" : "";
-    n = n < 0 ? -n : n;
-    text += std::to_string(n / scale) + '.';
-    const std::string fraction = std::to_string(n % scale);
-    text.append(static_cast<size_t>(decimals) - fraction.size(), '0');
-    return text + fraction;
+    char buf[32];
+    char* p = buf;
+    if (n < 0) *p++ = '-', n = -n;
+    p = std::to_chars(p, buf + sizeof buf, n / scale).ptr;
+    *p++ = '.';
+    const int64_t fraction = n % scale;
+    if (decimals == 2 && fraction < 10) *p++ = '0';
+    p = std::to_chars(p, buf + sizeof buf, fraction).ptr;
+    return std::string(buf, p);
 }
 
 std::string gb_text(double bytes) {
