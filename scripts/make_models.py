@@ -299,6 +299,28 @@ M = [
    7.06e9, "Hugging Face Hub safetensors metadata for llava-hf/llava-1.5-7b-hf: 7.06B params"),
 ]
 
+# max_position_embeddings as each checkpoint's config.json states it, for the
+# "longer than the model's context" hint. Only the ones checked against the
+# published config.json; the rest have no hint rather than a guessed one.
+CONTEXT = {
+  "pythia-1.4b": 2048, "tinyllama-1.1b": 2048,
+  "llama-2-7b": 4096, "llama-2-13b": 4096, "llama-2-70b": 4096, "phi-3-mini": 4096,
+  "llama-3-8b": 8192, "llama-3-70b": 8192, "gemma-2-2b": 8192, "gemma-2-9b": 8192, "gemma-2-27b": 8192,
+  "codellama-34b": 16384, "phi-4": 16384,
+  "mistral-7b": 32768, "mistral-7b-v0.3": 32768, "mixtral-8x7b": 32768, "mixtral-8x22b": 65536,
+  "qwen2.5-0.5b": 32768, "qwen2.5-1.5b": 32768, "qwen2.5-3b": 32768, "qwen2.5-7b": 32768, "qwen2.5-14b": 32768,
+  "qwen2.5-32b": 32768, "qwen2.5-72b": 32768,
+  "qwen3-0.6b": 40960, "qwen3-4b": 40960, "qwen3-8b": 40960, "qwen3-14b": 40960, "qwen3-32b": 40960,
+  "qwen3-30b-a3b": 40960, "qwen3-235b-a22b": 40960,
+  "llama-3.1-8b": 131072, "llama-3.1-70b": 131072, "llama-3.1-405b": 131072, "llama-3.2-1b": 131072,
+  "llama-3.2-3b": 131072, "llama-3.3-70b": 131072, "phi-3.5-mini": 131072,
+  "deepseek-v3": 163840, "deepseek-r1": 163840,
+}
+for (i, n, hf, c, p, s) in M:
+    if i in CONTEXT:
+        target = c["text_config"] if "text_config" in c and "hidden_size" not in c else c
+        target.setdefault("max_position_embeddings", CONTEXT[i])
+
 out = {"models": [{"id": i, "name": n, "hf_id": hf, "published_params": p, "source": s, "config": c}
                   for (i, n, hf, c, p, s) in M]}
 with open("models.json", "w") as f:

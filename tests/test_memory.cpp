@@ -344,3 +344,13 @@ TEST_CASE("GPU fit: smallest sharded count") {
         CHECK(fit_for(e, "t4").gpus_needed == 0);
     }
 }
+
+TEST_CASE("a sequence past the model's context (max_position_embeddings) is a hint in the answer, not an error") {
+    const std::string cfg = vramcalc::find_model(test::models(), "llama-3-8b").config.dump();
+    const nlohmann::json at = nlohmann::json::parse(vramcalc::estimate_request(cfg, R"({"seq":8192})"));
+    CHECK(at["context_length"] == 8192);  // meta-llama/Meta-Llama-3-8B config.json
+    CHECK(at["context_warning"] == "");
+    const nlohmann::json past = nlohmann::json::parse(vramcalc::estimate_request(cfg, R"({"seq":8193})"));
+    CHECK(past["ok"] == true);
+    CHECK(past["context_warning"] == "Longer than the model's context of 8192 tokens (max_position_embeddings).");
+}
