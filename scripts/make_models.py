@@ -288,6 +288,8 @@ M = [
    456e9, "MiniMax-01 report (arXiv:2501.08313): 456B total, 45.9B activated"),
   ("minimax-m1", "MiniMax-M1 (456B hybrid MoE)", "MiniMaxAI/MiniMax-M1-80k", fixture("minimax-text-01"),
    456e9, "MiniMax-M1 report (arXiv:2506.13585): 456B total, 45.9B activated"),
+  ("hunyuan-a13b", "Hunyuan-A13B (80B MoE)", "tencent/Hunyuan-A13B-Instruct", fixture("hunyuan-a13b"),
+   80e9, "Hunyuan-A13B model card (Tencent): 80B total, 13B active parameters"),
   ("octocoder", "OctoCoder (15.5B, StarCoder)", "bigcode/octocoder", fixture("octocoder"),
    15.5e9, "StarCoder paper (Li et al. 2023, arXiv:2305.06161): 15.5B parameters; OctoCoder is StarCoder instruction-tuned"),
   ("starcoder", "StarCoder 15.5B", "bigcode/starcoder", fixture("octocoder"),

@@ -313,3 +313,21 @@ TEST_CASE("Falcon-H1 7B: attention and a Mamba-2 mixer side by side in all 44 la
         if (std::string(t.layer.parts[i].name) == "in_proj output zxbcdt") zxbcdt = t.layer.parts[i].bytes;
     CHECK(zxbcdt == (2 * 3072.0 + 2 * 256 + 24) * 2 * 2048);  // bf16, one sequence of 2048 tokens
 }
+
+TEST_CASE("ERNIE 4.5 21B-A3B and Hunyuan-A13B: their own MoE keys, not the approximate path") {
+    // ERNIE: layer 0 dense, layers 1-27 MoE (moe_layer_start_index 1): 64 experts of 1536, top-6,
+    // 2 shared experts as one MLP of 2·1536, tied embeddings. Hand sum, tensor by tensor:
+    const double attn = 2 * 2560.0 * 2560 + 2 * 2560.0 * 512;
+    const double moe = 64 * 3 * 2560.0 * 1536 + 3 * 2560.0 * 3072 + 2560.0 * 64;
+    const double ernie = 103424.0 * 2560 + 28 * attn + 3 * 2560.0 * 12288 + 27 * moe + 28 * 2 * 2560.0 + 2560;
+    const ModelConfig e = config_of("ernie-4.5-21b-a3b.config.json");
+    CHECK_FALSE(e.approximate);
+    CHECK(count_params(e).total == ernie);  // 21.83 B; Baidu names it "21B" (ERNIE 4.5 model card)
+    CHECK(e.dense_layers == 1);
+    // Hunyuan-A13B model card (tencent/Hunyuan-A13B-Instruct): 80B total, 13B active.
+    const ModelConfig h = config_of("hunyuan-a13b.config.json");
+    CHECK_FALSE(h.approximate);
+    CHECK(count_params(h).total == doctest::Approx(80e9).epsilon(0.01));
+    CHECK(count_params(h).active == doctest::Approx(13e9).epsilon(0.025));
+    CHECK(h.experts_per_token == 8);  // the first of the per-layer moe_topk list
+}
