@@ -1,6 +1,7 @@
 #include "checkpoint.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "checkpoint_gguf.hpp"
@@ -22,6 +23,9 @@ using nlohmann::json;
 // reader refuses headers over 100 MB (huggingface/safetensors
 // safetensors/src/tensor.rs, MAX_HEADER_SIZE = 100_000_000).
 constexpr uint64_t kMaxHeader = 100'000'000;
+constexpr int64_t kMaxTensors = 100'000;
+// Tensors listed in an answer (all are summed per dtype).
+constexpr size_t kListedTensors = 100;
 
 // Bits per element of each safetensors dtype (huggingface/safetensors
 // safetensors/src/tensor.rs Dtype::bitsize): F4 and F6 pack below a byte.
@@ -125,6 +129,12 @@ json tensor_json(const CheckpointTensor& t) {
 }  // namespace
 
 void checkpoint_add_tensor(CheckpointInfo& info, CheckpointTensor t) {
+    // Real checkpoints hold at most a few thousand tensors per file (merged-expert GGUFs of
+    // the largest MoE models: ~2,000; a 5 GB safetensors shard: a few thousand).
+    if (info.tensor_count >= kMaxTensors)
+        throw InputError("checkpoint", "holds more than " + std::to_string(kMaxTensors) + " tensors: not a real checkpoint header");
+    if (!info.names.insert(t.name).second)
+        throw InputError("checkpoint." + short_text(t.name), "names a tensor twice: its bytes would be counted twice");
     info.weight_bytes += t.bytes;
     info.elements += t.elements;
     if (info.weight_bytes > kMaxCheckpointBytes) throw InputError("checkpoint", "tensor sizes add up to an absurd total");
@@ -161,7 +171,8 @@ int64_t block_of(const std::string& name) {
     int64_t n = 0;
     size_t i = 4;
     if (i >= name.size() || name[i] < '0' || name[i] > '9') return -1;
-    for (; i < name.size() && name[i] >= '0' && name[i] <= '9' && n < 1'000'000; ++i) n = n * 10 + (name[i] - '0');
+    // A block number past any real model saturates (and is then refused as beyond the layers).
+    for (; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i) n = std::min<int64_t>(n * 10 + (name[i] - '0'), 1'000'000'000);
     return i < name.size() && name[i] == '.' ? n : -1;
 }
 
@@ -255,8 +266,11 @@ std::string checkpoint_answer(const CheckpointInfo& info, double architecture_pa
                                  {"elements_text", grouped_text(static_cast<double>(d.elements))},
                                  {"bytes_text", grouped_text(static_cast<double>(d.bytes))},
                                  {"size_text", gb_text(static_cast<double>(d.bytes))}});
+    // The first tensors as a sample (the per-dtype table sums them all): a header may hold
+    // tens of thousands, and the answer should stay small.
     c["tensors"] = json::array();
-    for (const auto& t : info.tensors) c["tensors"].push_back(tensor_json(t));
+    for (size_t i = 0; i < info.tensors.size() && i < kListedTensors; ++i) c["tensors"].push_back(tensor_json(info.tensors[i]));
+    c["tensors_listed"] = std::min<size_t>(info.tensors.size(), kListedTensors);
     if (architecture_params > 0) c["config_comparison"] = comparison_json(info, architecture_params);
     return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }

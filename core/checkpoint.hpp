@@ -7,6 +7,7 @@
 // Input is the raw bytes (a std::string may hold NULs). No I/O here.
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -38,6 +39,7 @@ struct CheckpointInfo {
     nlohmann::json metadata = nlohmann::json::object();  // safetensors __metadata__ / GGUF KV (long arrays summarised)
     std::string architecture;    // GGUF general.architecture ("" otherwise)
     int64_t gguf_version = 0;
+    std::unordered_set<std::string> names;   // tensor names seen (a name given twice is refused)
     bool packed_quantized = false;  // safetensors: integer/packed tensors (GPTQ/AWQ qweight): elements are not parameters
 };
 

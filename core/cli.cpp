@@ -106,8 +106,10 @@ std::string read_checkpoint_header(const std::string& path) {
     in.read(&head[0], 8);
     head.resize(static_cast<size_t>(in.gcount()));
     size_t want = kMaxJsonBytes;
+    // The same test as read_checkpoint: a safetensors length prefix (below 1 TB)
+    // ends in NUL bytes, which JSON text never holds, whatever its first byte is.
     if (head.rfind("GGUF", 0) == 0) want = kMaxGgufHeader;
-    else if (head.size() == 8 && head[0] != '{' && head[0] != ' ' && head[0] != '\n') {
+    else if (head.size() == 8 && head[5] == '\0' && head[6] == '\0' && head[7] == '\0') {
         uint64_t n = 0;
         for (int k = 7; k >= 0; --k) n = (n << 8) | static_cast<unsigned char>(head[static_cast<size_t>(k)]);
         if (n > kMaxSafetensorsHeader) throw InputError("checkpoint", "safetensors header length is absurd (over 100 MB)");

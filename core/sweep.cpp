@@ -96,8 +96,7 @@ std::string sweep_json(const std::string& job_json, const std::string& axis_name
             const Breakdown b = plan_fixed ? run_step(fixed, resolve_layout(model.config, job), false).breakdown
                                            : compute_breakdown(model, job, false);
             w.begin_object().field("value", v).key("bytes").begin_array();
-            // Whole bytes: a fraction of a byte means nothing on a chart, and integers are written fastest.
-            for (double bytes : b.bytes) w.value(std::round(bytes));
+            for (double bytes : b.bytes) w.value(bytes);  // exactly the estimate's terms (tests compare them)
             const double total = b.total();
             w.end_array().field("total_bytes", total).field("total_text", gb_text(total)).end_object();
         }

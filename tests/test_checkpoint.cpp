@@ -127,3 +127,36 @@ TEST_CASE("mutated headers: every answer is ok or a named error") {
         }
     }
 }
+
+TEST_CASE("adversarial review: length prefixes that look like text, names given twice, absurd block numbers, huge headers") {
+    // A header of 0x120 bytes: the length's first byte is a space (0x20), yet bytes 5-7 are NUL,
+    // which JSON text never holds: a safetensors file, not a JSON text.
+    const CheckpointInfo spaced = read_checkpoint(test::fixture("space-prefix.safetensors-header"));
+    CHECK(spaced.format == "safetensors");
+    CHECK(spaced.weight_bytes == 32);
+    // The same tensor named twice in a GGUF header: its bytes would be counted twice.
+    std::string gguf = test::fixture("tiny-llama.gguf-header");
+    const size_t q = gguf.find("blk.0.attn_q.weight");
+    REQUIRE(q != std::string::npos);
+    gguf[q + 11] = 'k';  // now a second blk.0.attn_k.weight
+    const json twice = json::parse(inspect_checkpoint(gguf));
+    CHECK(twice["ok"] == false);
+    CHECK(twice["error"]["message"].get<std::string>().find("names a tensor twice") != std::string::npos);
+    // Past 100,000 tensors a header is refused by name, and an answer lists at most 100 of them.
+    std::string many = "{";
+    for (int i = 0; i < 100001; ++i)
+        many += "\"t" + std::to_string(i) + "\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[" + std::to_string(2 * i) +
+                "," + std::to_string(2 * i + 2) + "]},";
+    many.back() = '}';
+    CHECK(json::parse(inspect_checkpoint(many))["error"]["message"].get<std::string>().find("more than 100000 tensors") !=
+          std::string::npos);
+    std::string some = "{";
+    for (int i = 0; i < 500; ++i)
+        some += "\"t" + std::to_string(i) + "\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[" + std::to_string(2 * i) +
+                "," + std::to_string(2 * i + 2) + "]},";
+    some.back() = '}';
+    const json listed = json::parse(inspect_checkpoint(some));
+    CHECK(listed["checkpoint"]["tensor_count"] == 500);
+    CHECK(listed["checkpoint"]["tensors"].size() == 100);
+    CHECK(listed["checkpoint"]["weight_bytes"] == 1000);
+}

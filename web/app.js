@@ -30,6 +30,11 @@ for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none
   $('line-gpu').append(new Option(g.capacity_text ? `${g.name} · ${g.capacity_text}` : g.name, g.id));
 }
 
+// The cluster panel, once its module has loaded (below), and the latest result's
+// config and job for when it arrives.
+let clusterPanel = null;
+let clusterArgs = null;
+
 // ---------------------------------------------------------------- URL state
 
 function applyQuery(q) {
@@ -58,6 +63,7 @@ function applyQuery(q) {
   state.lineGpu = q.get('line') ?? '';
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
+  clusterPanel?.sync();
   $('line-gpu').value = state.lineGpu;
   state.fitsGpu = q.get('fit') ?? '';
   state.compare = q.getAll('cmp').slice(0, 4);
@@ -350,8 +356,6 @@ try {
 }
 
 // The cluster panel loads after the first result (it is not needed to paint one).
-let clusterPanel = null;
-let clusterArgs = null;  // the latest result's config and job, for when the panel arrives
 function renderClusterPanel(text, job) {
   clusterArgs = { text, job };
   clusterPanel?.render(clusterPlan(text, job, clusterPanel.request()));

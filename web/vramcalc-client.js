@@ -240,6 +240,8 @@ export async function fetchHubCheckpoint(input) {
   const n = new DataView(first.buffer, first.byteOffset, 8).getBigUint64(0, true);
   if (n === 0n || n > BigInt(MAX_SAFETENSORS_HEADER)) return { id, file: 'model.safetensors', bytes: first };  // the core names the fault
   const rest = await get('model.safetensors', `8-${7n + n}`);
+  // get() passes a 404 through: here it means the file went away between the two requests.
+  if (!rest.ok) throw new Error(`checkpoint: the Hub answered HTTP ${rest.status} for model.safetensors' header; ${instead}`);
   const header = new Uint8Array(await rest.arrayBuffer());
   const bytes = new Uint8Array(8 + header.length);
   bytes.set(first);

@@ -206,6 +206,11 @@ test('cluster panel: the core planner\'s throughput, step and time for the field
   await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
     cli16.train.budget.time_text);
   assert.match(page.url(), /cl_gpus=16/);
+  // Back restores the link's fields, in the controls as in the answer.
+  await page.goBack();
+  await page.waitForFunction(() => document.getElementById('cl-gpus').value === '8');
+  await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
+    cli.train.budget.time_text);
   // A bad value is the core's named error, in the panel.
   await page.fill('#cl-tokens', '-5');
   await page.dispatchEvent('#cl-tokens', 'change');

@@ -40,16 +40,22 @@ function failed(error, text) {
 
 // Reads the bytes (a promise of { bytes, label, partial }) and attaches them
 // to the current config's model.
+// The latest read started: an earlier, slower one (a Hub fetch, a large file) never
+// overwrites the checkpoint chosen after it.
+let latestRead = 0;
 async function attach(reading) {
   const text = configText();
+  const mine = ++latestRead;
   if (!text) return failed({ field: 'checkpoint', message: 'checkpoint: choose a model first' }, text);
   $('checkpoint-status').textContent = 'Reading the checkpoint header…';
   let got;
   try {
     got = await reading;
   } catch (e) {
+    if (mine !== latestRead) return undefined;
     return failed({ field: 'checkpoint', message: e.message.startsWith('checkpoint') ? e.message : `checkpoint: ${e.message}` }, text);
   }
+  if (mine !== latestRead) return undefined;  // a later choice superseded this read
   if (configText() !== text) return undefined;  // the model changed meanwhile: this checkpoint is not its
   const answer = attachCheckpoint(text, got.bytes);
   if (!answer.ok) {

@@ -158,6 +158,10 @@ export function mount(root, { hardware, fields, onChange }) {
   const out = el('div', { class: 'vc-cl-out' });
   root.replaceChildren(el('h2', {}, 'Cluster: throughput, interconnect, time and cost'), form, out);
   return {
+    // After Back/Forward the fields come from the URL again: show them.
+    sync() {
+      for (const [key, input] of Object.entries(inputs)) input.value = fields[key] ?? '';
+    },
     // The fields as the core takes them: numbers where they read as numbers.
     request() {
       const r = {};
@@ -167,10 +171,20 @@ export function mount(root, { hardware, fields, onChange }) {
       return r;
     },
     render(answer) {
-      for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+      for (const input of Object.values(inputs)) {
+        input.removeAttribute('aria-invalid');
+        input.removeAttribute('aria-describedby');
+      }
       const field = answer && answer.ok === false ? String(answer.error.field).replace(/^cluster\./, '') : '';
-      if (inputs[field]) inputs[field].setAttribute('aria-invalid', 'true');
       renderCluster(out, answer);
+      if (inputs[field]) {
+        inputs[field].setAttribute('aria-invalid', 'true');
+        const message = out.querySelector('.vc-cl-error');
+        if (message) {
+          message.id = 'cl-error';
+          inputs[field].setAttribute('aria-describedby', 'cl-error');
+        }
+      }
       root.classList.add('vc-cluster');
     },
   };
