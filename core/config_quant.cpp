@@ -27,6 +27,18 @@ std::vector<std::string> name_list(const json& q, const char* key) {
     return out;
 }
 
+// Fields of quantization_config, named with their full path in errors.
+bool q_bool(const json& q, const char* key, bool fallback) {
+    auto it = q.find(key);
+    if (it == q.end() || it->is_null()) return fallback;
+    return bool_field(*it, std::string("config.quantization_config.") + key);
+}
+std::string q_text(const json& q, const char* key, const std::string& fallback, const char* path = "config.quantization_config.") {
+    auto it = q.find(key);
+    if (it == q.end() || it->is_null()) return fallback;
+    return text_field(*it, std::string(path) + key);
+}
+
 int64_t q_count(const json& q, std::initializer_list<const char*> keys, int64_t min, int64_t max, int64_t fallback) {
     const char* key = present_key(q, keys);
     if (!key) return fallback;
@@ -66,8 +78,8 @@ void compressed_tensors(const json& q, WeightQuant& w) {
         throw InputError("config.quantization_config.config_groups.weights", "missing");
     const json& wt = *weights;
     w.weight_bits = q_count(wt, {"num_bits"}, 1, 16, 8);
-    const std::string type = read_text(wt, "type", "int");
-    const std::string strategy = read_text(wt, "strategy", "tensor");
+    const std::string type = q_text(wt, "type", "int", "config.quantization_config.config_groups.weights.");
+    const std::string strategy = q_text(wt, "strategy", "tensor", "config.quantization_config.config_groups.weights.");
     const bool sym = !wt.contains("symmetric") || !wt.at("symmetric").is_boolean() || wt.at("symmetric").get<bool>();
     const double b = static_cast<double>(w.weight_bits);
     w.bits = b;
@@ -103,7 +115,7 @@ void parse_quantization(const json& root, ModelConfig& m) {
     if (!it->is_object()) throw InputError("config.quantization_config", "must be an object");
     const json& q = *it;
     WeightQuant& w = m.quant;
-    w.method = read_text(q, "quant_method", q.contains("load_in_4bit") || q.contains("load_in_8bit") ? "bitsandbytes" : "");
+    w.method = q_text(q, "quant_method", q.contains("load_in_4bit") || q.contains("load_in_8bit") ? "bitsandbytes" : "");
     if (w.method.empty()) throw InputError("config.quantization_config.quant_method", "missing");
     w.not_converted = name_list(q, "modules_to_not_convert");
     const std::string& method = w.method;
@@ -128,19 +140,19 @@ void parse_quantization(const json& root, ModelConfig& m) {
             w.scheme = "FP8 e4m3, per tensor";
         }
     } else if (method == "bitsandbytes") {
-        if (read_bool(q, "load_in_4bit", false)) {
+        if (q_bool(q, "load_in_4bit", false)) {
             // QLoRA (Dettmers et al. 2023) §3: 4-bit codes, fp32 absmax per 64
             // weights (+0.5 bit), or 8-bit absmax + fp32 per 256 blocks with
             // double quantization (8/64 + 32/(64·256) = 0.127 bit).
-            const bool dq = read_bool(q, "bnb_4bit_use_double_quant", false);
-            const std::string type = read_text(q, "bnb_4bit_quant_type", "fp4");
+            const bool dq = q_bool(q, "bnb_4bit_use_double_quant", false);
+            const std::string type = q_text(q, "bnb_4bit_quant_type", "fp4");
             w.weight_bits = 4;
             w.group_size = 64;
             w.bits = dq ? 4.127 : 4.5;
             w.bits_source = dq ? "4 + 8/64 + 32/(64·256) (double quantization)" : "4 + 32-bit absmax / 64";
             w.scheme = "bitsandbytes 4-bit " + type + (dq ? ", double quant" : "");
             w.format = type == "nf4" && dq ? "nf4" : "int4";
-        } else if (read_bool(q, "load_in_8bit", false)) {
+        } else if (q_bool(q, "load_in_8bit", false)) {
             // LLM.int8() (Dettmers et al. 2022): int8 weights + one fp32 scale per row.
             w.weight_bits = 8;
             w.bits = 8;

@@ -331,3 +331,11 @@ TEST_CASE("ERNIE 4.5 21B-A3B and Hunyuan-A13B: their own MoE keys, not the appro
     CHECK(count_params(h).active == doctest::Approx(13e9).epsilon(0.025));
     CHECK(h.experts_per_token == 8);  // the first of the per-layer moe_topk list
 }
+
+TEST_CASE("quantization_config errors name the field with its whole path") {
+    nlohmann::json c = nlohmann::json::parse(test::fixture("tiny-llama.config.json"));
+    c["quantization_config"] = {{"load_in_4bit", "yes"}};
+    CHECK_THROWS_WITH_AS(parse_config(c), doctest::Contains("config.quantization_config.load_in_4bit:"), InputError);
+    c["quantization_config"] = {{"quant_method", 5}};
+    CHECK_THROWS_WITH_AS(parse_config(c), doctest::Contains("config.quantization_config.quant_method:"), InputError);
+}
