@@ -2,29 +2,19 @@
 // Hub's index / header by Range requests, makes the weights exact, and the
 // page shows what the native CLI gives with --checkpoint. A bad file names its
 // field under the input and leaves no figures of its own.
-import test, { before, after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, screenshot, waitForText, settled, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, screenshot, waitForText, settled, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixturePath = (name) => path.join(repo, 'tests', 'fixtures', name);
 const fixture = (name) => readFileSync(fixturePath(name), 'utf8');
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-let server, context;
-
-before(async () => {
-  server = await startServer();
-  context = await launchBrowser();
-  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const env = offlineCalculator();
 
 const text = (page, selector) => page.locator(selector).first().innerText();
 const native = (...args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
@@ -47,7 +37,7 @@ async function assertShows(page, expected) {
 }
 
 test('safetensors header: exact weights as the CLI gives with --checkpoint, per-dtype table, comparison', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await pasteConfig(page, 'tiny-llama.config.json');
   await page.setInputFiles('#checkpoint-file', fixturePath('tiny-llama.safetensors-header'));
   await page.waitForSelector('#checkpoint-result:not([hidden])');
@@ -73,7 +63,7 @@ test('safetensors header: exact weights as the CLI gives with --checkpoint, per-
 });
 
 test('GGUF header with llama.cpp: the same figures as the CLI', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?engine=llamacpp`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?engine=llamacpp`);
   await pasteConfig(page, 'tiny-llama.config.json');
   await page.setInputFiles('#checkpoint-file', fixturePath('tiny-llama.gguf-header'));
   await page.waitForSelector('#checkpoint-result:not([hidden])');
@@ -87,7 +77,7 @@ test('GGUF header with llama.cpp: the same figures as the CLI', async () => {
 });
 
 test('a malformed file: its field named under the input, no figures of its own, the last good ones dimmed', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await pasteConfig(page, 'tiny-llama.config.json');
   await page.setInputFiles('#checkpoint-file', fixturePath('tiny-llama.safetensors-header'));
   await page.waitForSelector('#checkpoint-result:not([hidden])');
@@ -129,11 +119,11 @@ test('a malformed file: its field named under the input, no figures of its own, 
 });
 
 test('Hub: the index gives 16060522496 bytes for Meta-Llama-3-8B, as the CLI with --checkpoint', async () => {
-  await context.route('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json',
+  await env.context.route('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('llama-3-8b.config.json') }));
-  await context.route('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/model.safetensors.index.json',
+  await env.context.route('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/model.safetensors.index.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('llama-3-8b.safetensors.index.json') }));
-  const page = await openCalculator(context, `${server.url}index.html?hf=meta-llama/Meta-Llama-3-8B`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?hf=meta-llama/Meta-Llama-3-8B`);
   await page.waitForSelector('#checkpoint-hub:not([hidden])');
   await page.click('#checkpoint-hub');
   await page.waitForSelector('#checkpoint-result:not([hidden])');
@@ -162,29 +152,29 @@ test('Hub: the index gives 16060522496 bytes for Meta-Llama-3-8B, as the CLI wit
 test('Hub: no index, the single file\'s header by two Range requests; gated and missing say so', async () => {
   const file = readFileSync(fixturePath('tiny-llama.safetensors-header'));  // the first 8 + N bytes of the file
   const ranges = [];
-  await context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/config.json',
+  await env.context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/config.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('tiny-llama.config.json') }));
-  await context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json',
+  await env.context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json',
     (route) => route.fulfill({ status: 404, body: 'Entry not found' }));
-  await context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors', (route) => {
+  await env.context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors', (route) => {
     const range = route.request().headers().range;
     ranges.push(range);
     const [, from, to] = range.match(/^bytes=(\d+)-(\d+)$/).map(Number);
     route.fulfill({ status: 206, headers: { 'content-range': `bytes ${from}-${to}/99999999` }, body: file.subarray(from, to + 1) });
   });
-  const page = await openCalculator(context, `${server.url}index.html?hf=Org/Tiny-Llama`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?hf=Org/Tiny-Llama`);
   await page.waitForSelector('#checkpoint-hub:not([hidden])');
   await page.click('#checkpoint-hub');
   await page.waitForSelector('#checkpoint-result:not([hidden])');
   await settled(page);
   assert.deepEqual(ranges, ['bytes=0-7', `bytes=8-${file.length - 1}`]);
   await assertShows(page, native('--config', fixturePath('tiny-llama.config.json'), '--checkpoint', fixturePath('tiny-llama.safetensors-header')));
-  await context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json',
+  await env.context.route('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json',
     (route) => route.fulfill({ status: 403, body: 'gated' }));
   await page.click('#checkpoint-hub');
   await waitForText(page, '#checkpoint-file-error', /^checkpoint: Org\/Tiny-Llama is gated or private/);
-  await context.unroute('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json');
-  await context.unroute('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors');
+  await env.context.unroute('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors.index.json');
+  await env.context.unroute('https://huggingface.co/Org/Tiny-Llama/resolve/main/model.safetensors');
   await page.click('#checkpoint-hub');  // now the catch-all: offline
   await waitForText(page, '#checkpoint-file-error', /could not reach huggingface\.co/);
   assert.equal(await page.isHidden('#checkpoint-result'), true);

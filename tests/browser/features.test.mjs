@@ -2,30 +2,21 @@
 // matrix, setups side by side, CSV/Markdown export, the Back button, model
 // search (names, Hub ids, "no match", selection kept), full Hub URLs, Hub
 // configs kept for offline use, the custom GPU in the URL, the iframe embed.
-import test, { before, after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, settled, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
 const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
-let server, context;
-before(async () => {
-  server = await startServer();
-  context = await launchBrowser();
-  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const env = offlineCalculator();
 const text = (page, selector) => page.locator(selector).first().innerText();
 
 test('charts: stacked areas per term from one sweep call each, the GPU line, the job marked', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&mode=train&line=h100`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&line=h100`);
   // one core call per chart, however many points
   const calls = await page.evaluate(async () => {
     const core = await (await import('./vramcalc-client.js')).loadCore();
@@ -55,13 +46,13 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
   await settled(page);
   await page.waitForFunction(() => location.search.includes('custom_gpu_gib=20'));
   assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 20 GiB/ }).count(), 1);
-  const again = await openCalculator(context, page.url());
+  const again = await openCalculator(env.context, page.url());
   assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
   assert.equal(await again.locator('#chart-batch .capacity-label', { hasText: /^Your GPU/ }).count(), 1);
 });
 
 test('precision × mode matrix and setups side by side match the CLI', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&seq=2048`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=qwen2.5-7b&seq=2048`);
   const cell = (dtype, mode) => text(page, `#matrix tr[data-dtype=${dtype}] td[data-mode=${mode}]`);
   assert.equal(await cell('bf16', 'inference'), native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text);
   assert.equal(await cell('fp32', 'train'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'train', '--dtype', 'fp32']).total_text);
@@ -89,12 +80,12 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   await page.click('#compare th button.remove >> nth=1');
   await settled(page);
   assert.equal(await page.locator('#compare tr.total td').count(), 2);
-  const again = await openCalculator(context, url);
+  const again = await openCalculator(env.context, url);
   assert.equal(await again.locator('#compare tr.total td').count(), 3);
 });
 
 test('CSV and Markdown exports hold both jobs term by term', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
   const rows = readFileSync(await csv.path(), 'utf8').trim().split('\r\n').map((r) => r.split(','));
   assert.deepEqual(rows[0], ['Term', 'Inference (bytes)', 'Inference', 'Full training (bytes)', 'Full training']);
@@ -109,7 +100,7 @@ test('CSV and Markdown exports hold both jobs term by term', async () => {
 });
 
 test('Back and Forward restore earlier choices', async () => {
-  const page = await openCalculator(context, `${server.url}index.html`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html`);
   await page.selectOption('#model', 'mistral-7b');
   await page.selectOption('#mode', 'train');
   const trained = await text(page, '#total');
@@ -127,7 +118,7 @@ test('Back and Forward restore earlier choices', async () => {
 });
 
 test('search: names and Hub ids, never hides the selection, says when nothing matches', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
   await page.fill('#model-search', 'qwen');
   const visible = () => page.locator('#model option').evaluateAll((os) => os.filter((o) => !o.hidden).map((o) => o.value));
   const shown = await visible();
@@ -146,8 +137,8 @@ test('search: names and Hub ids, never hides the selection, says when nothing ma
 });
 
 test('Hub: full addresses accepted; a fetched config is kept and used offline', async () => {
-  const page = await openCalculator(context, server.url);
-  await context.route('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json',
+  const page = await openCalculator(env.context, env.server.url);
+  await env.context.route('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('gpt2.config.json') }));
   await page.click('[role=tab][data-source=hub]');
   await page.fill('#hub-id', 'https://huggingface.co/Org/Tiny-GPT2/blob/main/config.json');
@@ -157,26 +148,26 @@ test('Hub: full addresses accepted; a fetched config is kept and used offline', 
   await page.waitForFunction(() => location.search.includes('hf=Org%2FTiny-GPT2'));
   const weights = await text(page, '#breakdown tr[data-term=weights] td.num');
   // the Hub is now unreachable: the kept copy answers, and says so
-  await context.unroute('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json');
-  const offline = await openCalculator(context, page.url());
+  await env.context.unroute('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json');
+  const offline = await openCalculator(env.context, page.url());
   await offline.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
   assert.equal(await text(offline, '#breakdown tr[data-term=weights] td.num'), weights);
   assert.match(await text(offline, '#hub-status'), /saved copy|copy saved/);
 });
 
 test('the iframe embed is not cut off: one column, no sideways scroll, its height reported to the host', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=qwen2.5-7b&mode=lora`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=qwen2.5-7b&mode=lora`);
   await page.click('#embed');
   const snippet = await page.inputValue('#embed-code');
   const iframe = snippet.slice(snippet.indexOf('<iframe'));
-  const host = await context.newPage();
+  const host = await env.context.newPage();
   await host.setViewportSize({ width: 390, height: 800 });
-  await context.route('**/post.html', (route) => route.fulfill({ contentType: 'text/html',
+  await env.context.route('**/post.html', (route) => route.fulfill({ contentType: 'text/html',
     body: `<!doctype html><html lang="en"><title>post</title><body><h1>My post</h1>${iframe}</body></html>` }));
   const heights = [];
   await host.exposeFunction('reportHeight', (h) => heights.push(h));
   await host.addInitScript(() => window.addEventListener('message', (e) => e.data?.vramcalcHeight && window.reportHeight(e.data.vramcalcHeight)));
-  await host.goto(`${server.url}post.html`);
+  await host.goto(`${env.server.url}post.html`);
   const frame = host.frameLocator('iframe');
   await frame.locator('body[data-ready=true]').waitFor({ state: 'attached' });
   assert.equal(await frame.locator('.top').isVisible(), false);
@@ -190,7 +181,7 @@ test('the iframe embed is not cut off: one column, no sideways scroll, its heigh
 });
 
 test('cluster panel: the core planner\'s throughput, step and time for the fields in the URL and the controls', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&mode=train&cl_gpu=h100&cl_gpus=8&cl_tokens=1e9`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&cl_gpu=h100&cl_gpus=8&cl_tokens=1e9`);
   await page.locator('#cluster .vc-cl-card').first().waitFor();
   const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '8', '--cluster-tokens', '1e9']);
   const cards = await page.locator('#cluster .vc-cl-big').allInnerTexts();
@@ -220,7 +211,7 @@ test('cluster panel: the core planner\'s throughput, step and time for the field
 });
 
 test('while an input is invalid the dimmed figures cannot be exported or embedded', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
   for (const id of ['export', 'export-csv', 'export-md', 'export-png', 'embed']) assert.equal(await page.isDisabled(`#${id}`), false, id);
   await page.fill('#batch', '0');
   await page.locator('#output.stale').waitFor();

@@ -1,5 +1,6 @@
 // Shared by the browser tests: a static file server over web/ and headless
 // Debian Chromium driven by playwright-core (no browser download).
+import { before, after } from 'node:test';
 import http from 'node:http';
 import { readFile, mkdtemp, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -131,4 +132,22 @@ export async function waitForText(page, selector, regex, timeout = 15000) {
 // Waits until the charts and comparisons (drawn just after the totals paint) are up to date.
 export async function settled(page) {
   await page.waitForSelector('body:not([data-busy])', { state: 'attached', timeout: 15000 });
+}
+
+// The usual set-up of a test file: the page served with the strict CSP and one
+// browser context in which the Hub is unreachable (tests never touch the
+// network; a test routes the Hub answers it needs). Returns { server, context },
+// filled in before the first test.
+export function offlineCalculator() {
+  const env = { server: null, context: null };
+  before(async () => {
+    env.server = await startServer();
+    env.context = await launchBrowser();
+    await env.context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
+  });
+  after(async () => {
+    await env.context?.close();
+    await env.server?.close();
+  });
+  return env;
 }

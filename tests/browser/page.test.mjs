@@ -1,26 +1,15 @@
 // The calculator page in headless Chromium: numbers shown equal the core's,
 // inputs recompute at once, bad input shows an inline error, state lives in the URL.
-import test, { before, after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, screenshot, waitForText, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, screenshot, waitForText, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
-let server, context;
-
-before(async () => {
-  server = await startServer();
-  context = await launchBrowser();
-  // The tests never reach the network: anything for the Hub is answered here.
-  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const env = offlineCalculator();
 
 const text = (page, selector) => page.locator(selector).first().innerText();
 const termText = (page, key) => text(page, `#breakdown tr[data-term=${key}] td.num`);
@@ -30,7 +19,7 @@ function nativeTotal(args) {
 }
 
 test('default page: Llama 3 8B, inference beside full training, seed numbers', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   assert.equal(await termText(page, 'weights'), '16.06 GB');  // 8.03 B × 2 bytes
   assert.equal(await text(page, '#card-inference [data-total]'), '18.87 GB');
   assert.equal(await text(page, '#card-training [data-total]'), nativeTotal(['--model', 'llama-3-8b', '--mode', 'train']));
@@ -40,7 +29,7 @@ test('default page: Llama 3 8B, inference beside full training, seed numbers', a
 });
 
 test('changing inputs recomputes immediately and matches the native CLI', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await page.selectOption('#mode', 'train');
   const trainTotal = nativeTotal(['--model', 'llama-3-8b', '--mode', 'train']);
   assert.equal(await text(page, '#total'), trainTotal);
@@ -62,14 +51,14 @@ test('changing inputs recomputes immediately and matches the native CLI', async 
   const url = page.url();
   assert.match(url, /mode=train/);
   assert.match(url, /batch=4/);
-  const again = await openCalculator(context, url);
+  const again = await openCalculator(env.context, url);
   assert.equal(await text(again, '#total'), expected);
   assert.equal(await again.inputValue('#batch'), '4');
   await screenshot(page, 'page-training');
 });
 
 test('bad input shows the error under its field and keeps the last good result dimmed, never NaN', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await page.fill('#batch', '-1');
   assert.match(await text(page, '#error'), /^job\.batch: must be between 1 and/);
   assert.equal(await page.getAttribute('#batch', 'aria-invalid'), 'true');
@@ -106,7 +95,7 @@ test('bad input shows the error under its field and keeps the last good result d
 });
 
 test('pasted and dropped config.json, with errors for malformed ones', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await page.click('[role=tab][data-source=paste]');
   // an empty tab is not an error: a prompt, no red, no stale numbers
   assert.equal(await page.isVisible('#error'), false);
@@ -131,20 +120,20 @@ test('pasted and dropped config.json, with errors for malformed ones', async () 
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('46.70 B'));
   assert.match(await text(page, '#model-info'), /12\.88 B active per token, 2 of 8 experts/);
   // a pasted config survives in the shareable URL
-  const again = await openCalculator(context, page.url());
+  const again = await openCalculator(env.context, page.url());
   assert.match(await text(again, '#model-info'), /46\.70 B parameters/);
 });
 
 test('Hugging Face id: fetched config, offline and not-found messages', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   // Routes are set on the context: once the service worker controls the page, its requests bypass page.route.
   await page.click('[role=tab][data-source=hub]');
   await page.fill('#hub-id', 'mistralai/Mixtral-8x7B-v0.1');
   await page.click('#hub-fetch');
   await waitForText(page, '#error', /could not reach huggingface\.co/);
-  await context.route('https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/resolve/main/config.json',
+  await env.context.route('https://huggingface.co/mistralai/Mixtral-8x7B-v0.1/resolve/main/config.json',
     (route) => route.fulfill({ status: 200, contentType: 'application/json', body: fixture('mixtral-8x7b.config.json') }));
-  await context.route('https://huggingface.co/nobody/nothing/resolve/main/config.json',
+  await env.context.route('https://huggingface.co/nobody/nothing/resolve/main/config.json',
     (route) => route.fulfill({ status: 404, body: 'Entry not found' }));
   await page.click('#hub-fetch');
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('46.70 B'));
@@ -158,7 +147,7 @@ test('Hugging Face id: fetched config, offline and not-found messages', async ()
 });
 
 test('model search, export JSON and embed snippet', async () => {
-  const page = await openCalculator(context, server.url);
+  const page = await openCalculator(env.context, env.server.url);
   await page.fill('#model-search', 'Mixtral 8x22B');
   assert.match(await text(page, '#model-info'), /Mixtral 8x22B: 140\.63 B parameters/);
   assert.match(page.url(), /model=mixtral-8x22b/);

@@ -2,14 +2,14 @@
 // figure compared with the native CLI given the same job (never a number
 // written here), presets shown as the core applied them, URL / widget /
 // embed round trips, errors under the field, layout, axe and keyboard.
-import test, { before, after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, settled, watchPage, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, watchPage, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramcalc-recipe-'));
@@ -22,20 +22,11 @@ function native(model, job, extra = []) {
 }
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-let server, context;
-before(async () => {
-  server = await startServer();
-  context = await launchBrowser();
-  await context.route('https://huggingface.co/**', (route) => route.abort('internetdisconnected'));
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const env = offlineCalculator();
 const text = (page, selector) => page.locator(selector).first().innerText();
 
 test('a training framework preset changes the numbers exactly as the CLI does; explicit fields override it', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&mode=train`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train`);
   await page.click('#recipe-box summary');
   // option lists are the core's
   const frameworks = await page.locator('#framework option').evaluateAll((os) => os.map((o) => o.value));
@@ -63,7 +54,7 @@ test('a training framework preset changes the numbers exactly as the CLI does; e
   assert.equal(q.get('framework'), 'torchtune');
   assert.equal(q.get('precision'), 'master');
   assert.equal(q.has('loss'), false);  // left to the preset
-  const again = await openCalculator(context, page.url());
+  const again = await openCalculator(env.context, page.url());
   assert.equal(await text(again, '#total'), expected);
   assert.equal(await again.inputValue('#precision'), 'master');
   // the embed snippet carries the same fields as attributes, and the widget gives the same total
@@ -80,7 +71,7 @@ test('a training framework preset changes the numbers exactly as the CLI does; e
 });
 
 test('a serving engine with its fields matches the CLI; a bad engine field shows under it, last result dimmed', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
   await page.click('#recipe-box summary');
   assert.equal(await page.isVisible('#gpu_memory_utilization'), false);
   await page.selectOption('#gpu', 'h100');
@@ -116,8 +107,8 @@ test('a serving engine with its fields matches the CLI; a bad engine field shows
 });
 
 test('widget: recipe and engine attributes give the CLI figures; unknown values are errors naming the field', async () => {
-  const page = watchPage(await context.newPage());
-  await page.goto(`${server.url}embed-demo.html`);
+  const page = watchPage(await env.context.newPage());
+  await page.goto(`${env.server.url}embed-demo.html`);
   await page.waitForFunction(() => [...document.querySelectorAll('vram-calc')].every((w) => w.dataset.total));
   const total = (attrs) => page.evaluate(async (a) => {
     const w = document.createElement('vram-calc');
@@ -138,7 +129,7 @@ test('widget: recipe and engine attributes give the CLI figures; unknown values 
 });
 
 test('what fits: each answer fits when re-estimated, one step past does not (CLI), on a catalog or custom GPU', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=llama-3-8b&engine=llamacpp&dtype=q4_k_m&gpu=t4&seq=8192`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&engine=llamacpp&dtype=q4_k_m&gpu=t4&seq=8192`);
   assert.equal(await page.inputValue('#fits-gpu'), 't4');
   const job = { engine: 'llamacpp', dtype: 'q4_k_m', gpu: 't4', seq: 8192 };
   const rows = await page.locator('#fits-answers tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.question));
@@ -183,7 +174,7 @@ test('what fits: each answer fits when re-estimated, one step past does not (CLI
 });
 
 test('new controls: no horizontal overflow at 390/768/1280, axe clean, all reachable by keyboard', async () => {
-  const page = await openCalculator(context, `${server.url}index.html?model=mixtral-8x7b&engine=vllm&gpu=h100&gpus=2`);
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=mixtral-8x7b&engine=vllm&gpu=h100&gpus=2`);
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   await settled(page);
   for (const width of [390, 768, 1280]) {
