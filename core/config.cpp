@@ -53,6 +53,7 @@ const Known kKnown[] = {
     {"glm4_moe", "Glm4MoeForCausalLM", Family::LlamaLike, false},
     {"jamba", "JambaForCausalLM", Family::LlamaLike, false},
     {"falcon_h1", "FalconH1ForCausalLM", Family::LlamaLike, false},
+    {"mllama_text_model", "MllamaForCausalLM", Family::LlamaLike, false},  // Llama 3.2 Vision's language model
     {"ernie4_5_moe", "Ernie4_5_MoeForCausalLM", Family::LlamaLike, true},     // Ernie4_5_MoeConfig: tied by default
     {"hunyuan_v1_moe", "HunYuanMoEV1ForCausalLM", Family::LlamaLike, false},
     {"minimax", "MiniMaxForCausalLM", Family::LlamaLike, false},
@@ -164,7 +165,7 @@ void require_generic_keys(const json& c, const std::string& model_type) {
 const char* supported_model_types() {
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen2_5_vl, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, "
            "gemma3 (gemma3_text), llama4 (llama4_text), llava, phi3, phimoe, gpt_oss, olmo2, cohere, cohere2, granite, "
-           "granitemoe, granitemoehybrid, glm4_moe, jamba, falcon_h1, ernie4_5_moe, hunyuan_v1_moe, minimax, gpt2, gpt_bigcode, "
+           "granitemoe, granitemoehybrid, glm4_moe, jamba, falcon_h1, ernie4_5_moe, hunyuan_v1_moe, mllama, minimax, gpt2, gpt_bigcode, "
            "gpt_neox, falcon, deepseek_v2, deepseek_v3, kimi_k2, mamba, mamba2 (or give num_parameters)";
 }
 

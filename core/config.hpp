@@ -66,13 +66,17 @@ struct RecurrentDims {
 // own tensors (TensorKind::Vision). ViT layout: patch embedding, positions,
 // layers of attention + MLP, plus the projector into the language model.
 struct VisionTower {
-    std::string kind;          // "siglip" (Gemma 3), "clip" (LLaVA), "qwen2_5_vl", "llama4"
+    std::string kind;          // "siglip" (Gemma 3), "clip" (LLaVA), "qwen2_5_vl", "llama4", "mllama"
     int64_t hidden = 0, layers = 0, heads = 0, intermediate = 0;
     int64_t patch = 0, image = 0, channels = 3, temporal_patch = 1;
     int64_t positions = 0;     // learned position rows (0 = rotary, none)
     bool gated_mlp = false;    // Qwen2.5-VL uses SwiGLU in the vision blocks
     bool rms_norm = false;     // norms without bias
     int64_t projector_in = 0, projector_hidden = 0, projector_out = 0;  // MLP projector (hidden 0 = one linear)
+    bool attn_bias = true;     // q, k, v, o biases (Mllama's vision attention has none)
+    int64_t global_layers = 0; // Mllama: gated global encoder layers after the local ones
+    int64_t tiles = 1;         // Mllama max_num_tiles (tile and tile-position embeddings)
+    int64_t aspect_ratios = 0; // Mllama supported_aspect_ratios (+1 embedding rows for "none")
     bool has() const { return layers > 0; }
 };
 
@@ -170,7 +174,9 @@ struct ModelConfig {
     bool norm_bias = false;           // LayerNorm with bias (gpt2-style, falcon, phimoe); Cohere's LayerNorm has none
     bool parallel_block = false;      // attention and MLP read the same normed input (falcon, cohere, GPT-J style)
     bool parallel_hybrid = false;     // every layer has attention and a Mamba-2 mixer side by side (Falcon-H1)
-    bool mamba_norm = true;           // the Mamba-2 mixer's gated RMSNorm exists (Falcon-H1: mamba_rms_norm)
+    bool mamba_norm = true;
+    int64_t cross_attention_layers = 0;  // Mllama: layers attending to the image (gated, with q/k norms)
+    int64_t extra_embeddings = 0;        // embedding rows past vocab_size (Mllama: 8 image tokens)           // the Mamba-2 mixer's gated RMSNorm exists (Falcon-H1: mamba_rms_norm)
     bool lm_head_bias = false;        // phimoe
     bool qk_norm_full = false;        // olmo2: q_norm/k_norm over the whole projection, not per head
     bool qk_norm_per_head_matrix = false;  // cohere (R+): q/k norm weights per head × head_dim

@@ -208,6 +208,18 @@ void apply_architecture(const json& c, ModelConfig& m) {
         mamba2_dims(c, m, {"num_heads"}, {"head_dim"}, {"state_size"}, {"n_groups"}, {"conv_kernel"});
     if (t == "granitemoehybrid")
         mamba2_dims(c, m, {"mamba_n_heads"}, {"mamba_d_head"}, {"mamba_d_state"}, {"mamba_n_groups"}, {"mamba_d_conv"});
+    if (t == "mllama_text_model") {
+        // transformers models/mllama/modeling_mllama.py: MllamaCrossAttentionDecoderLayer at
+        // cross_attention_layers (same q, k, v, o and MLP sizes, plus q/k RMSNorms over head_dim
+        // and two tanh gates); embed_tokens has vocab_size + 8 rows.
+        auto it = c.find("cross_attention_layers");
+        if (it != c.end() && !it->is_null()) {
+            if (!it->is_array()) throw InputError("config.cross_attention_layers", "must be a list of layer indices");
+            for (const auto& v : *it) whole_field(v, "config.cross_attention_layers", 0, m.layers - 1);
+            m.cross_attention_layers = static_cast<int64_t>(it->size());
+        }
+        m.extra_embeddings = 8;
+    }
     if (t == "falcon_h1") {
         // transformers models/falcon_h1/modeling_falcon_h1.py FalconH1DecoderLayer: attention and a
         // Mamba-2 mixer (FalconH1Mixer, width mamba_d_ssm) read the same normed input and their outputs
@@ -340,6 +352,7 @@ void parse_vision(const json& root, ModelConfig& m) {
     else if (root_type == "llava" || root_type == "llava_next") t.kind = "clip";
     else if (root_type == "llama4") t.kind = "llama4";
     else if (root_type == "qwen2_5_vl") t.kind = "qwen2_5_vl";
+    else if (root_type == "mllama") t.kind = "mllama";
     else return;  // unknown tower layout: text weights only (the lead may surface this)
     t.hidden = read_count(v, {"hidden_size", "embed_dim"}, kMaxHidden, true);
     t.layers = read_count(v, {"num_hidden_layers", "depth"}, kMaxLayers, true);
@@ -356,6 +369,18 @@ void parse_vision(const json& root, ModelConfig& m) {
         t.gated_mlp = true;
         t.rms_norm = true;
         t.projector_out = read_count(v, {"out_hidden_size"}, kMaxHidden, false, m.hidden);
+    }
+    if (t.kind == "mllama") {
+        // transformers MllamaVisionModel: no attention biases, 8 gated global layers, tiled
+        // positional embeddings; the projector maps vision_output_dim (5 hidden states
+        // concatenated) to the text hidden size, with bias.
+        t.positions = grid * grid + 1;
+        t.attn_bias = false;
+        t.global_layers = read_count(v, {"num_global_layers"}, kMaxLayers, false, 8);
+        t.tiles = read_count(v, {"max_num_tiles"}, 64, false, 4);
+        auto ratios = v.find("supported_aspect_ratios");
+        t.aspect_ratios = ratios != v.end() && ratios->is_array() ? static_cast<int64_t>(ratios->size()) : 8;
+        t.projector_in = read_count(v, {"vision_output_dim"}, kMaxHidden, true);
     }
     if (t.kind == "llama4") {
         t.projector_in = t.intermediate;  // Llama4VisionMLP2.fc1: intermediate_size -> projector_input_dim

@@ -84,7 +84,7 @@ void moe_mlp(const ModelConfig& c, int64_t moe_L, TensorList& t) {
 void decoder(const ModelConfig& c, TensorList& t) {
     const int64_t L = c.layers, h = c.hidden;
     const int64_t attn_L = c.attention_layers(), rec_L = c.recurrent_layers();
-    t.add("embed_tokens", TensorKind::Embedding, c.vocab, h, 1);
+    t.add("embed_tokens", TensorKind::Embedding, c.vocab + c.extra_embeddings, h, 1);
     if (c.family == Family::DeepSeek)
         mla_attention(c, attn_L, t);
     else
@@ -100,6 +100,8 @@ void decoder(const ModelConfig& c, TensorList& t) {
     }
     const int64_t norm_len = c.norm_bias ? 2 * h : h;  // LayerNorm with bias: weight + bias
     t.vector("layernorm", norm_len, L * c.norms_per_layer);
+    if (c.cross_attention_layers > 0)  // Mllama cross-attention: q/k RMSNorms over head_dim + two gates
+        t.vector("cross_attn.norms_and_gates", 2 * (c.head_dim > 0 ? c.head_dim : h / std::max<int64_t>(c.heads, 1)) + 2, c.cross_attention_layers);
     t.vector("norm", norm_len, 1);
     if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, h, c.vocab, 1);
     if (c.lm_head_bias) t.vector("lm_head.bias", c.vocab, 1);

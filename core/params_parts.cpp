@@ -74,12 +74,12 @@ void lightning(const ModelConfig& c, int64_t L, TensorList& t) {
 
 // One ViT encoder block set: q, k, v, o and fc1/fc2 (or SwiGLU), with biases,
 // and two norms per layer (LayerNorm weight + bias, or RMSNorm weight).
-void vit_layers(const VisionTower& v, TensorList& t) {
-    const int64_t h = v.hidden, L = v.layers, norm = v.rms_norm ? h : 2 * h;
+void vit_layers(const VisionTower& v, int64_t L, TensorList& t) {
+    const int64_t h = v.hidden, norm = v.rms_norm ? h : 2 * h;
     t.add("vision.qkv", TensorKind::Vision, h, 3 * h, L);
-    t.vector("vision.qkv.bias", 3 * h, L);
+    if (v.attn_bias) t.vector("vision.qkv.bias", 3 * h, L);
     t.add("vision.attn_out", TensorKind::Vision, h, h, L);
-    t.vector("vision.attn_out.bias", h, L);
+    if (v.attn_bias) t.vector("vision.attn_out.bias", h, L);
     const int64_t up = v.gated_mlp ? 2 : 1;  // gate + up, each with a bias
     t.add("vision.fc1", TensorKind::Vision, h, up * v.intermediate, L);
     t.vector("vision.fc1.bias", up * v.intermediate, L);
@@ -127,8 +127,20 @@ void vision_tower(const ModelConfig& c, TensorList& t) {
     const VisionTower& v = c.vision;
     if (!v.has()) return;
     const int64_t h = v.hidden, patch_in = v.channels * v.temporal_patch * v.patch * v.patch;
-    vit_layers(v, t);
-    if (v.kind == "siglip") {
+    vit_layers(v, v.layers, t);
+    if (v.kind == "mllama") {
+        vit_layers(v, v.global_layers, t);
+        vector_vision("vision.global_gates", 2 * v.global_layers, t);  // gate_attn, gate_ffn
+        t.add("vision.patch_embedding", TensorKind::Vision, patch_in, h, 1);
+        vector_vision("vision.class_embedding", h, t);
+        t.add("vision.gated_positional_embedding", TensorKind::Vision, v.positions, h, 1);
+        t.add("vision.tile_embedding", TensorKind::Vision, v.aspect_ratios + 1, v.tiles * v.positions * h, 1);
+        t.add("vision.tile_positional_embeddings", TensorKind::Vision, v.aspect_ratios + 1, 2 * v.tiles * h, 1);  // pre + post
+        vector_vision("vision.positional_gates", 3, t);
+        vector_vision("vision.layernorm_pre_post", 4 * h, t);
+        t.add("multi_modal_projector", TensorKind::Vision, v.projector_in, c.hidden, 1);
+        vector_vision("multi_modal_projector.bias", c.hidden, t);
+    } else if (v.kind == "siglip") {
         t.add("vision.patch_embedding", TensorKind::Vision, patch_in, h, 1);
         vector_vision("vision.patch_embedding.bias", h, t);
         t.add("vision.position_embedding", TensorKind::Vision, v.positions, h, 1);

@@ -288,6 +288,8 @@ M = [
    456e9, "MiniMax-01 report (arXiv:2501.08313): 456B total, 45.9B activated"),
   ("minimax-m1", "MiniMax-M1 (456B hybrid MoE)", "MiniMaxAI/MiniMax-M1-80k", fixture("minimax-text-01"),
    456e9, "MiniMax-M1 report (arXiv:2506.13585): 456B total, 45.9B activated"),
+  ("llama-3.2-11b-vision", "Llama 3.2 11B Vision", "meta-llama/Llama-3.2-11B-Vision", fixture("llama-3.2-11b-vision"),
+   10.6e9, "Llama 3.2 model card (Meta): Llama 3.2-Vision 11B, 10.6B parameters"),
   ("hunyuan-a13b", "Hunyuan-A13B (80B MoE)", "tencent/Hunyuan-A13B-Instruct", fixture("hunyuan-a13b"),
    80e9, "Hunyuan-A13B model card (Tencent): 80B total, 13B active parameters"),
   ("octocoder", "OctoCoder (15.5B, StarCoder)", "bigcode/octocoder", fixture("octocoder"),

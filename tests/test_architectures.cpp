@@ -339,3 +339,26 @@ TEST_CASE("quantization_config errors name the field with its whole path") {
     c["quantization_config"] = {{"quant_method", 5}};
     CHECK_THROWS_WITH_AS(parse_config(c), doctest::Contains("config.quantization_config.quant_method:"), InputError);
 }
+
+TEST_CASE("Llama 3.2 11B Vision (mllama): cross-attention layers in the text model, a tiled vision tower of its own") {
+    const ModelConfig c = config_of("llama-3.2-11b-vision.config.json");
+    CHECK(c.cross_attention_layers == 8);
+    CHECK(c.vision.kind == "mllama");
+    // Hand sum, tensor by tensor (transformers models/mllama/modeling_mllama.py):
+    // text: embed (vocab + 8 image rows), untied lm_head, 40 layers of GQA attention + SwiGLU + 2 norms,
+    // 8 cross-attention layers' q/k norms (head_dim) and two gates, final norm.
+    const double h = 4096, V = 128256, I = 14336;
+    const double text = (V + 8) * h + V * h + 40 * (2 * h * h + 2 * h * 1024 + 3 * h * I + 2 * h) + 8 * (2 * 128 + 2) + h;
+    // vision: 32 local + 8 global layers (no attention biases; fc1/fc2 and LayerNorms with biases),
+    // 16 global gates, conv patch 3·14·14·1280, class embedding, 1601 gated positions, tile embedding
+    // 9 × (4·1601·1280), pre/post tile positions 9 × 2·4·1280, 3 gates, pre/post LayerNorms,
+    // projector 7680 → 4096 with bias.
+    const double vh = 1280, vi = 5120, P = 1601;
+    const double layer = 4 * vh * vh + vh * vi + vi + vi * vh + vh + 4 * vh;
+    const double vision = 40 * layer + 16 + 3 * 14 * 14 * vh + vh + P * vh + 9 * 4 * P * vh + 9 * 2 * 4 * vh + 3 + 4 * vh +
+                          7680 * h + h;
+    const ParamCounts n = count_params(c);
+    CHECK(n.total == text + vision);
+    CHECK(n.vision == doctest::Approx(vision).epsilon(0.001));  // the tower's matrices (its biases and norms count as vectors)
+    CHECK(n.total == doctest::Approx(10.6e9).epsilon(0.01));  // Meta's Llama 3.2 model card: 10.6B
+}
