@@ -132,6 +132,16 @@ void parse_attention_layout(const json& c, ModelConfig& m) {
             if (i % period == offset) m.kv_kinds[i] = Kind::Full;
     } else if (has(c, "parallel_hybrid") || (has(c, "mamba_d_ssm") && m.linear_state_elems > 0)) {
         m.kv_kinds = every(L, Kind::FullAndLinear);  // Falcon-H1: attention and Mamba-2 in every layer
+    } else if (m.cross_attention_layers > 0 && m.vision.kind == "mllama" && c.contains("cross_attention_layers")) {
+        // Llama 3.2 Vision: a cross-attention layer keeps the keys and values of the image tokens
+        // (max_num_tiles × (patches + 1) per image, one image per sequence), whatever the text's
+        // length (vLLM's encoder-decoder cross KV; transformers' cross-attention cache).
+        const int64_t kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+        const int64_t hd = m.head_dim > 0 ? m.head_dim : m.hidden / std::max<int64_t>(1, m.heads);
+        m.linear_state_fp32_elems = 0;
+        m.linear_state_elems = 2 * kv * hd * m.vision.tiles * m.vision.positions;
+        m.kv_kinds = every(L, Kind::Full);
+        for (const auto& v : c.at("cross_attention_layers")) m.kv_kinds[static_cast<size_t>(v.get<int64_t>())] = Kind::Linear;
     } else if (m.linear_state_elems > 0 && m.heads == 0) {
         m.kv_kinds = every(L, Kind::Linear);  // pure Mamba
     } else if (m.sliding_window > 0) {

@@ -361,4 +361,9 @@ TEST_CASE("Llama 3.2 11B Vision (mllama): cross-attention layers in the text mod
     CHECK(n.total == text + vision);
     CHECK(n.vision == doctest::Approx(vision).epsilon(0.001));  // the tower's matrices (its biases and norms count as vectors)
     CHECK(n.total == doctest::Approx(10.6e9).epsilon(0.01));  // Meta's Llama 3.2 model card: 10.6B
+    // KV: 32 self-attention layers grow with the text (8 KV heads × 128 × K,V × bf16); the 8
+    // cross-attention layers keep one image's keys and values: 4 tiles × 1601 tokens.
+    const Estimate e = estimate(prepare_model(c), test::job({{"mode", "inference"}, {"seq", 4096}}), false);
+    const double self = 32 * 2 * 8 * 128 * 2.0 * 4096, cross = 8 * 2 * 8 * 128 * 2.0 * 4 * 1601;
+    CHECK(e.breakdown.bytes[kKvCache] == doctest::Approx(self + cross));
 }
