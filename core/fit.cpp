@@ -70,9 +70,13 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
     // Past 64, per-GPU memory only falls as n doubles; find each GPU's count by
     // bisection over multiples of the layout's group size.
     const int64_t step = trains(p.job) ? chosen.tp * chosen.pp * chosen.cp : 8;
+    // Inference lays n GPUs out as TP ≤ 8 × PP ≤ layers: no count past 8 · layers exists to try.
+    const int64_t most = trains(p.job) || p.m.config.layers <= 0 ? kMaxGpus
+                                                                  : std::min<int64_t>(kMaxGpus, 8 * p.m.config.layers);
     for (auto& f : fits) {
         if (f.gpus_needed != 0) continue;
-        int64_t lo = kExactUpTo / step, hi = kMaxGpus / step;
+        int64_t lo = kExactUpTo / step, hi = most / step;
+        if (hi <= lo) continue;
         if (!total_at(hi * step, total) || total > f.capacity_bytes) continue;
         while (hi - lo > 1) {
             const int64_t mid = (lo + hi) / 2;

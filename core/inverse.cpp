@@ -26,8 +26,8 @@ constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4
 template <class Set>
 bool fits_with(const Model& m, const Job& base, Set set, double* total) {
     Job j = base;
-    set(j);
     try {
+        set(j);  // may refuse a value that has no layout
         return fits_device(m, j, total);
     } catch (const InputError&) {
         return false;
@@ -127,10 +127,23 @@ Answer solve(const Model& m, const Job& job, Question q) {
         }
         case Question::MinGpus: {
             // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
-            auto set = [](Job& j, int64_t v) {
+            // The layout the GPU table uses (core/fit.cpp): tensor parallel inside an 8-GPU node
+            // (the largest degree dividing n and the heads), pipeline stages across; a chosen TP is kept.
+            const int64_t heads = m.config.heads, layers = m.config.layers;
+            const int64_t chosen_tp = job.tp;
+            auto set = [heads, layers, chosen_tp](Job& j, int64_t v) {
                 j.gpus = v;
-                if (j.tp > 0 && v % j.tp != 0) j.tp = 0;
-                j.pp = 1;
+                int64_t tp = chosen_tp > 0 ? chosen_tp : 1;
+                if (chosen_tp <= 0)
+                    for (int64_t t = std::min<int64_t>(v, 8); t >= 1; --t)
+                        if (v % t == 0 && (heads <= 0 || heads % t == 0)) {
+                            tp = t;
+                            break;
+                        }
+                // A chosen TP must divide the count, and there are at most `layers` stages.
+                if (v % tp != 0 || (layers > 0 && v / tp > layers)) throw InputError("job.gpus", "no layout for this count");
+                j.tp = tp;
+                j.pp = v / tp;
             };
             int64_t v = 0;
             for (int64_t n = 1; n <= kMaxGpus && v == 0; ++n)
