@@ -294,8 +294,16 @@ namespace {
 struct CurrentModel {
     std::optional<Model> model;
     std::string error = error_json("config", "config: no model chosen yet");
+    std::string config;  // the text it was chosen with
 };
 thread_local CurrentModel current;
+// The last checkpoint attached, with the config it belongs to: choosing that
+// config again re-attaches it without reading the header again.
+struct KeptCheckpoint {
+    std::string config;
+    ExactWeights exact;
+};
+thread_local KeptCheckpoint kept;
 
 }  // namespace
 
@@ -306,7 +314,14 @@ std::string use_config(const std::string& config_json) {
         return counts_answer(*current.model);
     });
     if (!current.model) current.error = answer;
+    else current.config = config_json;
     return answer;
+}
+
+bool reattach_checkpoint() {
+    if (!current.model || !kept.exact.present() || kept.config != current.config) return false;
+    current.model->exact = kept.exact;
+    return true;
 }
 
 std::string use_checkpoint(const std::string& bytes) {
@@ -314,6 +329,7 @@ std::string use_checkpoint(const std::string& bytes) {
     return guarded([&] {
         const CheckpointInfo info = read_checkpoint(bytes);
         attach_checkpoint(*current.model, info);
+        kept = KeptCheckpoint{current.config, current.model->exact};
         return checkpoint_answer(info, current.model->params.total);
     });
 }

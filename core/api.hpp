@@ -50,6 +50,9 @@ const std::string& estimate_current(const std::string& job_json);
 // exact to the byte. Answers like inspect_checkpoint, with the comparison
 // against the architecture-derived count; an error leaves the model as it was.
 std::string use_checkpoint(const std::string& bytes);
+// Re-attaches the last checkpoint use_checkpoint accepted when the model use_config
+// chose is the one it was attached to (same config text); false otherwise.
+bool reattach_checkpoint();
 // The model use_config chose, or null when its config was rejected (then
 // current_model_error() is the error answer use_config gave).
 const Model* current_model();

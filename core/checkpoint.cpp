@@ -61,7 +61,15 @@ CheckpointInfo safetensors_header(const json& header) {
     info.format = "safetensors";
     for (auto it = header.begin(); it != header.end(); ++it) {
         if (it.key() == "__metadata__") {
-            info.metadata = it.value();
+            // Real files hold a few string pairs ({"format": "pt"}); keep 64, summarise long values.
+            if (!it.value().is_object()) throw InputError("checkpoint.__metadata__", "must be an object of strings");
+            for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+                ++info.metadata_keys;
+                if (info.metadata.size() < 64)
+                    info.metadata[m.key().substr(0, 256)] = m.value().is_string() && m.value().get_ref<const std::string&>().size() <= 256
+                                                                ? m.value()
+                                                                : json(describe_value(m.value()));
+            }
             continue;
         }
         const std::string field = "checkpoint." + it.key();
@@ -102,6 +110,10 @@ CheckpointInfo safetensors_file(const std::string& bytes) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
     if (n > kMaxHeader) throw InputError("checkpoint", "safetensors header length " + std::to_string(n) + " is absurd");
+    // Between this JSON reader's 8 MB and the format's 100 MB: a real header (a few hundred KB even for
+    // thousands of tensors) never gets here; say so before anyone reads or fetches it.
+    if (n > kMaxJsonBytes)
+        throw InputError("checkpoint", "safetensors header of " + std::to_string(n) + " bytes is larger than 8 MB, the limit for a JSON input");
     if (bytes.size() < 8 + n)
         throw InputError("checkpoint", "truncated: the header says " + std::to_string(n) + " bytes of JSON, only " +
                                            std::to_string(bytes.size() - 8) + " given (send the first 8 + N bytes)");
@@ -252,7 +264,8 @@ json comparison_json(const CheckpointInfo& info, double derived) {
 std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params) {
     const double bytes = static_cast<double>(info.weight_bytes);
     json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
-           {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata}};
+           {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata},
+           {"metadata_keys", info.metadata_keys}};
     c["source"] = checkpoint_source(info);
     c["weight_text"] = gb_text(bytes);
     c["weight_bytes_text"] = grouped_text(bytes) + " bytes";

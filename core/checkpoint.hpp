@@ -36,7 +36,8 @@ struct CheckpointInfo {
     int64_t tensor_count = 0;
     std::vector<CheckpointTensor> tensors;   // empty for an index
     std::vector<DtypeTotal> by_dtype;        // per dtype / ggml type, in first-seen order
-    nlohmann::json metadata = nlohmann::json::object();  // safetensors __metadata__ / GGUF KV (long arrays summarised)
+    nlohmann::json metadata = nlohmann::json::object();  // safetensors __metadata__ / GGUF KV: the first 64 keys, long values cut
+    int64_t metadata_keys = 0;   // keys in the file's metadata (all of them)
     std::string architecture;    // GGUF general.architecture ("" otherwise)
     int64_t gguf_version = 0;
     std::unordered_set<std::string> names;   // tensor names seen (a name given twice is refused)

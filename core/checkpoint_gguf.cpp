@@ -3,9 +3,11 @@
 // uint64 tensor_count, uint64 metadata_kv_count, the KV pairs, then per tensor
 // {string name, uint32 n_dims, uint64 ne[n_dims], uint32 ggml_type, uint64 offset}.
 // All little-endian; strings are uint64 length + UTF-8 bytes.
-#include <cstring>
-
 #include "checkpoint_gguf.hpp"
+
+#include <cstring>
+#include <unordered_set>
+
 #include "errors.hpp"
 
 namespace vramcalc {
@@ -104,7 +106,9 @@ json value(Reader& r, uint32_t type, int depth) {
     const uint64_t n = r.num<uint64_t>("array length");
     static const uint64_t kFixed[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
     if (item > F64) throw InputError("checkpoint.metadata", "unknown GGUF array type " + std::to_string(item));
-    if (n > 16) {
+    // Nested arrays and long ones (tokenizer vocabularies) are summarised and skipped
+    // without storing them; only short flat arrays are kept.
+    if (n > 16 || item == ARRAY) {
         if (item != STRING && item != ARRAY) {
             if (n > (uint64_t(1) << 40) / kFixed[item]) throw InputError("checkpoint.metadata", "absurd GGUF array");
             r.skip(n * kFixed[item], "array");
@@ -135,13 +139,25 @@ CheckpointInfo read_gguf(const std::string& bytes) {
     if (tensors > bytes.size() / 8 || kvs > bytes.size() / 8)
         throw InputError("checkpoint", "GGUF counts (" + std::to_string(tensors) + " tensors, " + std::to_string(kvs) +
                                            " metadata pairs) exceed what the bytes can hold");
+    // Real GGUF files carry a few dozen keys (llama.cpp gguf-py constants.py Keys); the answer
+    // keeps the first kKeptKeys, strings cut to kKeptString bytes, and counts the rest.
+    constexpr uint64_t kMaxKeys = 10'000;
+    constexpr size_t kKeptKeys = 64, kKeptString = 256;
+    if (kvs > kMaxKeys)
+        throw InputError("checkpoint.metadata", "holds " + std::to_string(kvs) + " keys (a real GGUF has a few dozen)");
+    std::unordered_set<std::string> keys;
     for (uint64_t i = 0; i < kvs; ++i) {
-        const std::string key = r.str("metadata key");
+        std::string key = r.str("metadata key");
         const uint32_t type = r.num<uint32_t>("metadata type");
-        info.metadata[key] = value(r, type, 0);
+        json v = value(r, type, 0);
+        if (!keys.insert(key).second) throw InputError("checkpoint.metadata." + short_text(key), "given twice");
+        if (key == "general.architecture" && v.is_string()) info.architecture = v.get<std::string>().substr(0, kKeptString);
+        if (info.metadata.size() >= kKeptKeys) continue;
+        if (v.is_string() && v.get_ref<const std::string&>().size() > kKeptString)
+            v = short_text(v.get<std::string>());
+        info.metadata[std::move(key)] = std::move(v);
     }
-    auto arch = info.metadata.find("general.architecture");
-    if (arch != info.metadata.end() && arch->is_string()) info.architecture = arch->get<std::string>();
+    info.metadata_keys = static_cast<int64_t>(kvs);
     for (uint64_t i = 0; i < tensors; ++i) {
         CheckpointTensor t;
         t.name = r.str("tensor name");

@@ -95,3 +95,33 @@ TEST_CASE("job.dtype auto is the default and is echoed; unknown names list auto"
     CHECK(bad["error"]["field"] == "job.dtype");
     CHECK(bad["error"]["message"].get<std::string>().find("choose auto or one of") != std::string::npos);
 }
+
+TEST_CASE("a checkpoint is re-attached to its own config without reading the header again") {
+    const std::string tiny_cfg = test::fixture("tiny-llama.config.json");
+    const std::string other_cfg = test::fixture("gpt2.config.json");
+    use_config(tiny_cfg);
+    REQUIRE(json::parse(use_checkpoint(test::fixture("tiny-llama.safetensors-header")))["ok"] == true);
+    use_config(other_cfg);
+    CHECK_FALSE(reattach_checkpoint());  // another model: nothing to re-attach
+    CHECK(json::parse(estimate_current("{}"))["weights_source"] == "job");
+    use_config(tiny_cfg);
+    REQUIRE(reattach_checkpoint());
+    const json back = json::parse(estimate_current("{}"));
+    CHECK(back["weights_source"] == "exact");
+    CHECK(back["weights_reference_bytes"] == 1246720.0);
+}
+
+TEST_CASE("checkpoint metadata is bounded: 64 keys kept, long strings cut, keys given twice refused") {
+    std::string header = R"({"__metadata__":{)";
+    for (int i = 0; i < 200; ++i) header += "\"k" + std::to_string(i) + "\":\"" + std::string(i == 0 ? 5000 : 3, 'x') + "\",";
+    header.back() = '}';
+    header += R"(,"w":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})";
+    const json a = json::parse(inspect_checkpoint(header));
+    REQUIRE(a["ok"] == true);
+    CHECK(a["checkpoint"]["metadata_keys"] == 200);
+    CHECK(a["checkpoint"]["metadata"].size() == 64);
+    CHECK(a["checkpoint"]["metadata"]["k0"].get<std::string>().size() < 100);  // summarised, not 5000 bytes
+    // GGUF: the fixture's metadata is kept (a few keys), and counted.
+    const json g = json::parse(inspect_checkpoint(test::fixture("tiny-llama.gguf-header")));
+    CHECK(g["checkpoint"]["metadata_keys"].get<int64_t>() == static_cast<int64_t>(g["checkpoint"]["metadata"].size()));
+}

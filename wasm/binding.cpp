@@ -23,6 +23,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("estimate", &vramcalc::estimate_request);
     emscripten::function("useConfig", &vramcalc::use_config);
     emscripten::function("useCheckpoint", &vramcalc::use_checkpoint);
+    emscripten::function("reattachCheckpoint", &vramcalc::reattach_checkpoint);
     emscripten::function("estimateView", &estimate_view);
     emscripten::function("inspectConfig", &vramcalc::inspect_config);
     emscripten::function("modelsSummary", &vramcalc::models_summary);

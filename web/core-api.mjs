@@ -13,7 +13,8 @@ export function coreApi(core, kept = null) {
     if (configText !== currentConfig) {
       currentConfig = null;  // a throw below leaves no half-chosen config behind
       core.useConfig(configText);
-      if (checkpoint?.configText === configText) core.useCheckpoint(checkpoint.bytes);
+      // The core keeps the last attached checkpoint's figures: no header is read again.
+      if (checkpoint?.configText === configText && !core.reattachCheckpoint()) core.useCheckpoint(checkpoint.bytes);
       currentConfig = configText;
     }
   };

@@ -208,7 +208,8 @@ export async function fetchHubConfig(input) {
 // bytes give the JSON header's length N, then bytes 8..8+N-1). Resolves to
 // { id, file, bytes } (a Uint8Array for useCheckpoint); errors read like the
 // config fetch's.
-export const MAX_SAFETENSORS_HEADER = 100_000_000;  // the safetensors reader's own limit (MAX_HEADER_SIZE)
+// Past the core's 8 MB JSON limit a header is never read or fetched: the core names the fault from its length alone.
+export const MAX_SAFETENSORS_HEADER = 8_000_000;
 export async function fetchHubCheckpoint(input) {
   const id = hubIdOf(input ?? '');
   if (!id) throw new Error(`checkpoint: '${String(input ?? '').trim()}' is not a Hugging Face model id`);

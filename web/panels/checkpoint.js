@@ -56,7 +56,10 @@ async function attach(reading) {
     return failed({ field: 'checkpoint', message: e.message.startsWith('checkpoint') ? e.message : `checkpoint: ${e.message}` }, text);
   }
   if (mine !== latestRead) return undefined;  // a later choice superseded this read
-  if (configText() !== text) return undefined;  // the model changed meanwhile: this checkpoint is not its
+  if (configText() !== text) {  // the model changed meanwhile: this checkpoint is not its
+    $('checkpoint-status').textContent = '';
+    return undefined;
+  }
   const answer = attachCheckpoint(text, got.bytes);
   if (!answer.ok) {
     const { field, message } = answer.error;
