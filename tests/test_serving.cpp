@@ -287,3 +287,21 @@ TEST_CASE("the GPU table and the fewest-GPUs answer agree, past 64 GPUs too (adv
         CHECK_MESSAGE(a["answer"] == table, gpu);
     }
 }
+
+namespace {
+void no_negative(const json& v, const std::string& path) {
+    if (v.is_number()) CHECK_MESSAGE(v.get<double>() >= 0, path);
+    if (v.is_structured())
+        for (auto it = v.begin(); it != v.end(); ++it) no_negative(*it, path + "." + (v.is_object() ? it.key() : "[]"));
+}
+}  // namespace
+
+TEST_CASE("a budget smaller than the weights: no pool, its shortfall said, no negative figure anywhere") {
+    const std::string cfg = find_model(test::models(), "llama-3-8b").config.dump();
+    const json r = json::parse(estimate_request(cfg, R"({"engine":"vllm","device_gib":1})"));
+    REQUIRE(r["ok"] == true);
+    CHECK(r["serving"]["kv_pool_bytes"] == 0);
+    CHECK(r["serving"]["kv_pool_shortfall_bytes"].get<double>() > 16e9);  // ~16 GB of bf16 weights over a 1 GiB budget
+    for (auto it = r.begin(); it != r.end(); ++it)
+        if (it.key() != "job") no_negative(*it, it.key());  // the job echo holds settings (n_gpu_layers -1 = all)
+}

@@ -89,7 +89,10 @@ function writeUrl(push) {
 
 // The control that an error's field belongs to.
 function controlFor(field) {
-  if (field.startsWith('job.')) return $(field.slice(4).split(/[.[]/)[0]);
+  if (field.startsWith('job.')) {
+    const key = field.slice(4).split(/[.[]/)[0];
+    return $(key === 'device_gib' ? 'custom_gpu_gib' : key);  // the custom GPU box sends device_gib
+  }
   if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
   if (field.startsWith('checkpoint')) return $('checkpoint-file');
   return null;
