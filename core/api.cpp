@@ -120,12 +120,6 @@ const Model& model_for(const std::string& config_json) {
     return last_model;
 }
 
-std::string counts_answer(const Model& model) {
-    JsonWriter w;
-    w.begin_object().field("ok", true);
-    write_counts(w.key("model"), model);
-    return w.end_object().str();
-}
 
 // GPU capacity texts never change: written once, not on every estimate.
 const std::string& capacity_text_of(const char* gpu_id) {
@@ -140,6 +134,13 @@ const std::string& capacity_text_of(const char* gpu_id) {
 }
 
 }  // namespace
+
+std::string counts_answer(const Model& model) {
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_counts(w.key("model"), model);
+    return w.end_object().str();
+}
 
 std::vector<ModelEntry> parse_models(const std::string& text) {
     json root = parse_json_text(text, "models.json");
@@ -291,70 +292,6 @@ std::string inspect_config(const std::string& config_json) {
     return guarded([&] { return counts_answer(model_for(config_json)); });
 }
 
-namespace {
-
-// The model chosen by use_config, or the error that rejected its config.
-struct CurrentModel {
-    std::optional<Model> model;
-    std::string error = error_json("config", "config: no model chosen yet");
-    std::string config;  // the text it was chosen with
-};
-thread_local CurrentModel current;
-// The last checkpoint attached, with the config it belongs to: choosing that
-// config again re-attaches it without reading the header again.
-struct KeptCheckpoint {
-    std::string config;
-    ExactWeights exact;
-};
-thread_local KeptCheckpoint kept;
-
-}  // namespace
-
-std::string use_config(const std::string& config_json) {
-    current = CurrentModel{};
-    const std::string answer = guarded([&] {
-        current.model = prepare_model(parse_config_text(config_json));
-        return counts_answer(*current.model);
-    });
-    if (!current.model) current.error = answer;
-    else current.config = config_json;
-    return answer;
-}
-
-bool reattach_checkpoint() {
-    if (!current.model || !kept.exact.present() || kept.config != current.config) return false;
-    current.model->exact = kept.exact;
-    return true;
-}
-
-std::string use_checkpoint(const std::string& bytes) {
-    if (!current.model) return current.error;
-    return guarded([&] {
-        const CheckpointInfo info = read_checkpoint(bytes);
-        attach_checkpoint(*current.model, info);
-        kept = KeptCheckpoint{current.config, current.model->exact};
-        return checkpoint_answer(info, current.model->params.total);
-    });
-}
-
-const std::string& estimate_current(const std::string& job_json) {
-    thread_local std::string answer;
-    if (!current.model) return current.error;
-    answer = guarded([&] {
-        const Job job = parse_job(parse_json_text(job_json, "job"));
-        return estimate_json(*current.model, job, estimate(*current.model, job));
-    });
-    return answer;
-}
-
-std::string solve_current(const std::string& job_json, const std::string& question) {
-    if (!current.model) return current.error;
-    return solve_for(*current.model, job_json, question);
-}
-
-const Model* current_model() { return current.model ? &*current.model : nullptr; }
-const std::string& current_model_error() { return current.error; }
-
 std::string models_summary(const std::string& models_json) {
     return guarded([&] {
         JsonWriter w;
@@ -411,24 +348,23 @@ std::string options_json() {
     return w.end_object().str();
 }
 
-namespace {
-
 std::string cluster_for(const Model& model, const std::string& job_json, const std::string& cluster_json) {
-    const Job job = parse_job(parse_json_text(job_json, "job"));
-    const ClusterRequest request = parse_cluster(parse_json_text(cluster_json, "cluster"), job);
-    return cluster_answer(model, job, request);
+    return guarded([&] {
+        const Job job = parse_job(parse_json_text(job_json, "job"));
+        const ClusterRequest request = parse_cluster(parse_json_text(cluster_json, "cluster"), job);
+        return cluster_answer(model, job, request);
+    });
 }
-
-}  // namespace
 
 std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json) {
-    return guarded([&] { return cluster_for(model_for(config_json), job_json, cluster_json); });
+    const Model* model = nullptr;
+    const std::string error = guarded([&] {
+        model = &model_for(config_json);
+        return std::string();
+    });
+    return model ? cluster_for(*model, job_json, cluster_json) : error;
 }
 
-std::string cluster_current(const std::string& job_json, const std::string& cluster_json) {
-    if (!current.model) return current.error;
-    return guarded([&] { return cluster_for(*current.model, job_json, cluster_json); });
-}
 
 std::string hardware_json() {
     JsonWriter w;

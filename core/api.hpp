@@ -30,6 +30,8 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
 std::string estimate_request(const std::string& config_json, const std::string& job_json);
 // {"ok":true,"model":{counts}} or the same error shape; for a pasted config.
 std::string inspect_config(const std::string& config_json);
+// The same answer for a prepared model.
+std::string counts_answer(const Model& model);
 // Inverse answers (core/inverse.hpp): {"ok":true,"question":...,"answer":N,"format":...,"fits_at_answer":true,
 // "next":N±1,"fits_at_next":false,"total_at_answer_bytes":...,"text":...} or the error shape.
 std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question);
@@ -70,6 +72,8 @@ std::string options_json();
 // notes} or the error shape. cluster_current uses the model of use_config.
 std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json);
 std::string cluster_current(const std::string& job_json, const std::string& cluster_json);
+// The same for a prepared model.
+std::string cluster_for(const Model& model, const std::string& job_json, const std::string& cluster_json);
 // {"gpus":[catalog with compute, bandwidth, links, sources], "fabrics":[...]}.
 std::string hardware_json();
 

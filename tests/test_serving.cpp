@@ -236,7 +236,7 @@ TEST_CASE("llama.cpp -ot exps=CPU keeps Mixtral's routed experts in system RAM")
 TEST_CASE("your own GPU (device_gib): a fit row like a catalog GPU of that size, and inverse answers on it") {
     const Model m = test::model("llama-3-8b");
     // A 24 GiB custom GPU answers exactly as the RTX 4090 (24 GiB usable in the catalog) does.
-    for (const json job : {json{{"seq", 8192}, {"batch", 4}}, json{{"mode", "train"}}}) {
+    for (const json& job : {json{{"seq", 8192}, {"batch", 4}}, json{{"mode", "train"}}}) {
         json with_custom = job;
         with_custom["device_gib"] = 24;
         const Estimate e = run(m, with_custom);
@@ -264,7 +264,7 @@ TEST_CASE("your own GPU (device_gib): a fit row like a catalog GPU of that size,
     REQUIRE(format["found"].get<bool>());
     CHECK(format["answer_label"] == "format " + format["format"].get<std::string>());
     // A capacity out of range is refused under its own name.
-    for (const json bad : {json(-1), json(0.5e6), json("twenty")}) {
+    for (const json& bad : {json(-1), json(0.5e6), json("twenty")}) {
         try {
             parse_job({{"device_gib", bad}});
             FAIL("accepted device_gib " << bad.dump());
