@@ -280,12 +280,8 @@ std::string solve_for(const Model& model, const std::string& job_json, const std
 }
 
 std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question) {
-    const Model* model = nullptr;
-    const std::string error = guarded([&] {
-        model = &model_for(config_json);
-        return std::string();
-    });
-    return model ? solve_for(*model, job_json, question) : error;
+    // solve_for answers its own errors; the outer guard answers a rejected config.
+    return guarded([&] { return solve_for(model_for(config_json), job_json, question); });
 }
 
 std::string inspect_config(const std::string& config_json) {
@@ -357,12 +353,7 @@ std::string cluster_for(const Model& model, const std::string& job_json, const s
 }
 
 std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json) {
-    const Model* model = nullptr;
-    const std::string error = guarded([&] {
-        model = &model_for(config_json);
-        return std::string();
-    });
-    return model ? cluster_for(*model, job_json, cluster_json) : error;
+    return guarded([&] { return cluster_for(model_for(config_json), job_json, cluster_json); });
 }
 
 
