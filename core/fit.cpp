@@ -25,12 +25,7 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
         l.dp = n / group;
         l.zero = chosen.zero > 0 ? chosen.zero : 3;
     } else {
-        l.tp = 1;
-        for (int64_t t = std::min<int64_t>(n, 8); t >= 1; --t)
-            if (n % t == 0 && (c.heads <= 0 || c.heads % t == 0)) {
-                l.tp = t;
-                break;
-            }
+        l.tp = inference_tp(c, n);
         l.pp = n / l.tp;
         l.dp = 1;
         l.cp = 1;
@@ -42,6 +37,12 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
 }
 
 }  // namespace
+
+int64_t inference_tp(const ModelConfig& c, int64_t n) {
+    for (int64_t t = std::min<int64_t>(n, 8); t > 1; --t)
+        if (n % t == 0 && (c.heads <= 0 || c.heads % t == 0)) return t;
+    return 1;
+}
 
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "errors.hpp"
+#include "fit.hpp"
 #include "gguf.hpp"
 #include "timeline.hpp"
 #include "units.hpp"
@@ -129,17 +130,11 @@ Answer solve(const Model& m, const Job& job, Question q) {
             // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
             // The layout the GPU table uses (core/fit.cpp): tensor parallel inside an 8-GPU node
             // (the largest degree dividing n and the heads), pipeline stages across; a chosen TP is kept.
-            const int64_t heads = m.config.heads, layers = m.config.layers;
-            const int64_t chosen_tp = job.tp;
-            auto set = [heads, layers, chosen_tp](Job& j, int64_t v) {
+            const ModelConfig& config = m.config;
+            const int64_t layers = m.config.layers, chosen_tp = job.tp;
+            auto set = [&config, layers, chosen_tp](Job& j, int64_t v) {
                 j.gpus = v;
-                int64_t tp = chosen_tp > 0 ? chosen_tp : 1;
-                if (chosen_tp <= 0)
-                    for (int64_t t = std::min<int64_t>(v, 8); t >= 1; --t)
-                        if (v % t == 0 && (heads <= 0 || heads % t == 0)) {
-                            tp = t;
-                            break;
-                        }
+                const int64_t tp = chosen_tp > 0 ? chosen_tp : inference_tp(config, v);
                 // A chosen TP must divide the count, and there are at most `layers` stages.
                 if (v % tp != 0 || (layers > 0 && v / tp > layers)) throw InputError("job.gpus", "no layout for this count");
                 j.tp = tp;
