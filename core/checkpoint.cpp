@@ -105,10 +105,22 @@ CheckpointInfo safetensors_header(const json& header) {
     return info;
 }
 
-CheckpointInfo safetensors_file(const std::string& bytes) {
-    if (bytes.size() < 8) throw InputError("checkpoint", "too short for a safetensors header (needs 8 + N bytes)");
+// A safetensors file starts with its header's length N: 8 bytes, little-endian.
+uint64_t length_prefix(const std::string& bytes) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+    return n;
+}
+
+// Below 1 TB that length ends in NUL bytes, which JSON text never holds: its
+// first byte may still be '{' (0x7B), ' ' or '\n'.
+bool has_length_prefix(const std::string& bytes) {
+    return bytes.size() >= 8 && bytes[5] == '\0' && bytes[6] == '\0' && bytes[7] == '\0';
+}
+
+CheckpointInfo safetensors_file(const std::string& bytes) {
+    if (bytes.size() < 8) throw InputError("checkpoint", "too short for a safetensors header (needs 8 + N bytes)");
+    const uint64_t n = length_prefix(bytes);
     if (n > kMaxHeader) throw InputError("checkpoint", "safetensors header length " + std::to_string(n) + " is absurd");
     // Between this JSON reader's 8 MB and the format's 100 MB: a real header (a few hundred KB even for
     // thousands of tensors) never gets here; say so before anyone reads or fetches it.
@@ -157,11 +169,9 @@ void checkpoint_add_tensor(CheckpointInfo& info, CheckpointTensor t) {
 
 CheckpointInfo read_checkpoint(const std::string& bytes) {
     if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) == 0) return read_gguf(bytes);
-    // A safetensors length prefix (little-endian, below 1 TB) ends in NUL
-    // bytes, which JSON text never holds: its first byte may be '{' (0x7B).
-    const bool length_prefix = bytes.size() >= 8 && bytes[5] == '\0' && bytes[6] == '\0' && bytes[7] == '\0';
+    if (!has_length_prefix(bytes) && bytes.size() > kMaxJsonBytes) throw_too_large("checkpoint");  // JSON text, or nothing known
     const size_t first = bytes.find_first_not_of(" \t\r\n");
-    if (!length_prefix && first != std::string::npos && bytes[first] == '{') {
+    if (!has_length_prefix(bytes) && first != std::string::npos && bytes[first] == '{') {
         const json doc = parse_json_text(bytes, "checkpoint");
         const bool index = doc.is_object() && doc.contains("metadata") &&
                            (doc.contains("weight_map") || (doc.at("metadata").is_object() &&
@@ -171,6 +181,14 @@ CheckpointInfo read_checkpoint(const std::string& bytes) {
         return safetensors_header(doc);  // a safetensors header pasted without its 8-byte length
     }
     return safetensors_file(bytes);
+}
+
+size_t checkpoint_bytes_needed(const std::string& first) {
+    if (first.rfind("GGUF", 0) == 0) return kMaxGgufHeaderBytes;
+    // An index or a bare header: JSON text, one byte past the limit so the JSON reader refuses a longer one.
+    if (!has_length_prefix(first)) return kMaxJsonBytes + 1;
+    const uint64_t n = length_prefix(first);
+    return n > kMaxJsonBytes ? 8 : 8 + static_cast<size_t>(n);  // too long: read_checkpoint names it from the length
 }
 
 double exact_weight_bytes(const CheckpointInfo& info) { return static_cast<double>(info.weight_bytes); }

@@ -48,6 +48,14 @@ struct CheckpointInfo {
 // on anything malformed, truncated or absurd.
 CheckpointInfo read_checkpoint(const std::string& bytes);
 
+// How many leading bytes of a checkpoint file read_checkpoint needs, judged
+// from its first 8: a GGUF header (at most kMaxGgufHeaderBytes, KV metadata +
+// tensor infos, well under that even with a 256k-token vocabulary), a
+// safetensors file's 8 + N, or JSON text (an index or a bare header) up to one
+// byte past the JSON limit. For readers of files (the CLI); the core does no I/O.
+constexpr size_t kMaxGgufHeaderBytes = size_t{64} << 20;
+size_t checkpoint_bytes_needed(const std::string& first8);
+
 // The weights term when checkpoint metadata is present: exact bytes.
 double exact_weight_bytes(const CheckpointInfo& info);
 

@@ -94,33 +94,20 @@ std::string read_file(const std::string& path, const std::string& field) {
     return text;
 }
 
-// Only the metadata of a checkpoint: a GGUF header (KV metadata + tensor
-// infos, well under 64 MiB even with a 256k-token vocabulary), a safetensors
-// file's 8-byte length + JSON header, or an index / bare header as JSON text.
+// Only the metadata of a checkpoint: as many leading bytes as its first 8 say
+// the core needs (core/checkpoint.hpp checkpoint_bytes_needed).
 std::string read_checkpoint_header(const std::string& path) {
-    constexpr size_t kMaxGgufHeader = 64u << 20;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("checkpoint", "cannot read file '" + short_text(path) + "'");
-    std::string head(8, '\0');
-    in.read(&head[0], 8);
-    head.resize(static_cast<size_t>(in.gcount()));
-    size_t want = kMaxJsonBytes;
-    // The same test as read_checkpoint: a safetensors length prefix (below 1 TB)
-    // ends in NUL bytes, which JSON text never holds, whatever its first byte is.
-    if (head.rfind("GGUF", 0) == 0) want = kMaxGgufHeader;
-    else if (head.size() == 8 && head[5] == '\0' && head[6] == '\0' && head[7] == '\0') {
-        uint64_t n = 0;
-        for (int k = 7; k >= 0; --k) n = (n << 8) | static_cast<unsigned char>(head[static_cast<size_t>(k)]);
-        if (n > kMaxJsonBytes) return head;  // read_checkpoint names the fault from the length alone
-        want = 8 + static_cast<size_t>(n);
-    }
-    std::string bytes = head;
+    std::string bytes(8, '\0');
+    in.read(&bytes[0], 8);
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    const size_t want = checkpoint_bytes_needed(bytes);
     std::string chunk(65536, '\0');
     while (bytes.size() < want && in) {
         in.read(&chunk[0], static_cast<std::streamsize>(std::min(chunk.size(), want - bytes.size())));
         bytes.append(chunk.data(), static_cast<size_t>(in.gcount()));
     }
-    if (head.rfind("GGUF", 0) != 0 && want == kMaxJsonBytes && in.peek() != EOF) throw_too_large("checkpoint");
     return bytes;
 }
 
