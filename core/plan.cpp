@@ -100,8 +100,8 @@ const WeightQuant* shipped_quant(const Model& m, const Job& job) {
 
 // How the base weights are stored; QLoRA with a float dtype means an NF4
 // base computing in that dtype.
-const NumberFormat& weight_format(const Model& m, const Job& job) {
-    if (const WeightQuant* q = shipped_quant(m, job)) return find_format(q->format, "config.quantization_config");
+const NumberFormat& weight_format(const Job& job, const WeightQuant* shipped) {
+    if (shipped) return find_format(shipped->format, "config.quantization_config");
     if (job.mode == Mode::QLoRA && job.dtype->trainable) return find_format("nf4", "job.dtype");
     return *job.dtype;
 }
@@ -140,8 +140,8 @@ double trainable_params(const Model& model, const Job& job) {
 }
 
 Plan make_plan(const Model& m, const Job& job) {
-    Plan p{m, job, compute_format(job), weight_format(m, job), nullptr, false, nullptr, {}};
-    p.shipped = shipped_quant(m, job);
+    const WeightQuant* shipped = shipped_quant(m, job);
+    Plan p{m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
     p.exact = keeps_shipped(job) && m.exact.present();
     if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
     // Targets are checked in every mode, so a bad list is reported even when unused.
