@@ -322,12 +322,11 @@ $('share').addEventListener('click', async () => {
   }
   setTimeout(() => { $('share').textContent = 'Copy link'; }, 2000);
 });
-// Only the figures of the inputs on screen are exported (never the dimmed last valid ones).
-const exportable = () => state.result && !$('output').classList.contains('stale');
-$('export').addEventListener('click', () => exportable() && exportJson(exportArgs()));
-$('export-csv').addEventListener('click', () => exportable() && exportCsv(exportArgs()));
-$('export-md').addEventListener('click', () => exportable() && exportMarkdown(exportArgs()));
-$('export-png').addEventListener('click', () => exportable() && exportPng(exportArgs()));
+// The buttons are disabled while the figures are stale (panels/results.js showState).
+$('export').addEventListener('click', () => state.result && exportJson(exportArgs()));
+$('export-csv').addEventListener('click', () => state.result && exportCsv(exportArgs()));
+$('export-md').addEventListener('click', () => state.result && exportMarkdown(exportArgs()));
+$('export-png').addEventListener('click', () => state.result && exportPng(exportArgs()));
 
 $('embed').addEventListener('click', () => {
   const open = $('embed-box').hidden;

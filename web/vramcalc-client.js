@@ -76,6 +76,12 @@ export function loadModels() {
 // field ("job.flash_attention: must be true or false, got \"yes\"").
 // Flags accept true/false only; `presentMeansTrue` adds a bare attribute
 // (<vram-calc flash-attention>) meaning true.
+// A decimal number as the CLI reads one (7e9, -4, .5), or null: not 0x10, 0b1,
+// padded text or 1e999, which Number() would take or turn into Infinity.
+export function decimalNumber(text) {
+  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : null;
+}
+
 export function jobValue(raw, defaultValue, presentMeansTrue = false) {
   if (typeof defaultValue === 'boolean') {
     if (raw === true || raw === false) return raw;
@@ -87,8 +93,8 @@ export function jobValue(raw, defaultValue, presentMeansTrue = false) {
   if (typeof defaultValue === 'number') {
     // Decimal numbers as the CLI reads them (7e9, -4, .5); not 0x10, 0b1 or padded text,
     // which Number() would take: those go to the core as typed and come back as a named error.
-    const text = String(raw);
-    return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : raw;
+    const number = decimalNumber(String(raw));
+    return number ?? raw;
   }
   return raw;
 }

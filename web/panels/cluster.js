@@ -6,6 +6,8 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
+import { decimalNumber } from '../vramcalc-client.js';
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -166,7 +168,7 @@ export function mount(root, { hardware, fields, onChange }) {
     request() {
       const r = {};
       for (const [key, value] of Object.entries(fields)) {
-        r[key] = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : value;
+        r[key] = decimalNumber(value) ?? value;
       }
       return r;
     },
