@@ -104,8 +104,7 @@ void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     double core = 0;
     if (kernel == Attention::Eager) core = eager_scores(p, d, d.heads);
     else core = hq * d.B + d.heads * 4;  // output + fp32 logsumexp (flash-attn 2 / SDPA backward inputs)
-    a.add("attention core", core);
-    a.attention_core += core;
+    a.add_core(core);
     // o_proj's input: flash-attn's output layout makes it a view of the saved
     // output; SDPA and eager transpose it into a new tensor.
     double o_in = linear_inputs(d, kRoleO, targeted(d, {kRoleO}), hq);
@@ -122,8 +121,7 @@ void fused_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     const bool gpt2 = p.m.config.family == Family::Gpt2;
     a.add("q, k, v", gpt2 ? 3 * d.h * d.B : (3 + 2) * d.h * d.B);
     double core = p.job.attention == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
-    a.add("attention core", core);
-    a.attention_core += core;
+    a.add_core(core);
     a.add("attention output projection input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), d.h));
 }
 
@@ -153,8 +151,7 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     if (kernel == Attention::Eager && p.job.batch > 1) v_kept = heads * dv;
     a.add("q, k, v", (2 * heads * qk + v_kept) * d.B);
     const double core = kernel == Attention::Eager ? eager_scores(p, d, heads) : out * d.B + heads * 4;
-    a.add("attention core", core);
-    a.attention_core += core;
+    a.add_core(core);
     const bool plain = d.train_all || ((d.lora & kRoleO) && d.dropout == 0);
     a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv) - (plain ? (heads * dv - o_copy) * d.B : 0));
 }
@@ -225,7 +222,7 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     const double Ie = static_cast<double>(c.moe_intermediate);
     // DeepSeek-V3 (noaux_tc): the router is F.linear on fp32 copies of the input and of its weight,
     // sigmoid scores; its expert outputs are multiplied by fp32 weights into an fp32 sum.
-    const bool deepseek = c.model_type == "deepseek_v3";
+    const bool deepseek = c.fp32_router;
     const bool expert_inputs = d.train_all || (d.lora & kRoleExpert);
     // Router: its input (Mixtral: the norm output; DeepSeek: an fp32 copy), fp32 probabilities, top-k
     // int64 indices and fp32 values (12 per slot), the renormalizing sum (4).
@@ -246,6 +243,13 @@ void BlockActivations::add(const char* name, double bytes) {
     if (bytes <= 0 || count >= static_cast<int>(parts.size())) return;
     parts[count++] = {name, bytes};
     total += bytes;
+}
+
+void BlockActivations::add_core(double bytes) {
+    const int before = count;
+    add("attention core", bytes);
+    if (count > before) core_part = before;
+    attention_core += bytes;
 }
 
 BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
@@ -274,7 +278,7 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     a.total *= scale;
     a.attention_core *= scale;
     // Once per MoE block, not per token: DeepSeek-V3 casts its router weight to fp32 and keeps the copy.
-    if (moe && c.model_type == "deepseek_v3" && d.B < 4 && d.train_all)
+    if (moe && c.fp32_router && d.B < 4 && d.train_all)
         a.add("router weight fp32 copy", static_cast<double>(c.experts) * d.h * 4 / static_cast<double>(l.tp));
     return a;
 }
@@ -282,8 +286,7 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
 BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
     BlockActivations a = block_activations(p, l, moe);
     if (p.job.checkpointing == Checkpointing::Selective) {
-        for (int i = 0; i < a.count; ++i)
-            if (std::string(a.parts[i].name) == "attention core") a.parts[i].bytes = 0;
+        if (a.core_part >= 0) a.parts[a.core_part].bytes = 0;
         a.total -= a.attention_core;
     } else if (p.job.checkpointing == Checkpointing::Full) {
         const ModelConfig& c = p.m.config;

@@ -22,7 +22,9 @@ struct BlockActivations {
     int count = 0;
     double total = 0;
     double attention_core = 0;  // what selective recomputation drops (scores, softmax, dropout of attention)
+    int core_part = -1;         // its entry in parts, if any
     void add(const char* name, double bytes);
+    void add_core(double bytes);  // the attention core: a part, and what selective recomputation drops
 };
 
 // One block of the model (an MoE block when `moe`), per GPU.

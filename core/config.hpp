@@ -182,6 +182,7 @@ struct ModelConfig {
     bool qk_norm_per_head_matrix = false;  // cohere (R+): q/k norm weights per head × head_dim
     bool shared_expert_gate = false;  // qwen2_moe/qwen3_next: sigmoid gate on the shared expert
     bool router_bias = false;         // e_score_correction_bias (deepseek_v3, glm4_moe, kimi)
+    bool fp32_router = false;         // router and expert combine in fp32 copies (deepseek_v3)
     int64_t attention_layers() const; // layers whose mixer is an attention kind
     int64_t recurrent_layers() const; // layers whose mixer is LinearAttention or Mamba
 

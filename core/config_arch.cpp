@@ -181,6 +181,9 @@ void apply_architecture(const json& c, ModelConfig& m) {
     }
     if (t == "glm4_moe" || t == "hunyuan_v1_moe") m.qk_norm = read_bool(c, "use_qk_norm", false);
     if (t == "glm4_moe" || t == "deepseek_v3" || t == "kimi_k2") m.router_bias = true;  // e_score_correction_bias
+    // DeepseekV3MoE's gate (transformers modeling_deepseek_v3.py DeepseekV3TopkRouter.forward):
+    // F.linear(hidden_states.float(), weight.float()), sigmoid scores, fp32 weighted sum of expert outputs.
+    if (t == "deepseek_v3") m.fp32_router = true;
     if (t == "qwen2_moe" || t == "qwen3_next") m.shared_expert_gate = true;
     if (t == "qwen3_next") {
         m.attn_output_gate = true;  // Qwen3NextAttention: q_proj -> heads·head_dim·2 (query + gate)

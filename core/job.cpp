@@ -154,7 +154,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
     else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
     else if (key == "compile") job.compile = bool_field(v, field);
-    else if (key == "load_unsharded") job.load_unsharded = bool_field(v, field);
+    else if (key == "sync_module_states") job.sync_module_states = bool_field(v, field);
     else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
     else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
     else if (key == "lora_targets") job.lora_targets = text_field(v, field);
@@ -177,7 +177,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, load_unsharded, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
     "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "

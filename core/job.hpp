@@ -88,7 +88,7 @@ struct Job {
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
-    bool load_unsharded = false;         // every rank loads the whole model before FSDP shards it (sync_module_states)
+    bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
     const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
     int64_t lora_rank = 16;
     std::string lora_targets = "all-linear";  // resolved against the model's modules by the plan

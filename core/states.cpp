@@ -57,6 +57,24 @@ double optimizer_full(const Plan& p, std::string* text) {
     return bytes;
 }
 
+// FSDP(sync_module_states=True) with a model loaded on rank 0 (AnswerDotAI fsdp_qlora train.py;
+// torch/distributed/fsdp/_init_utils.py _sync_module_states): unit by unit, the module is moved
+// to the GPU whole, broadcast in buckets of at most 250 MiB (PARAM_BROADCAST_BUCKET_SIZE),
+// flattened into one new tensor (FlatParamHandle.flatten_tensors: torch.cat), and when sharded
+// its shard is cloned and the flat tensor freed (FlatParamHandle.shard, _get_shard: clone).
+// The moved tensors, the flat copy and the bucket of the largest unit stay reserved by the
+// caching allocator. The largest unit is the root (embeddings, final norm, untied head; every
+// decoder layer is its own unit) or one decoder layer as loaded.
+double wrap_cache(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    const double B = p.compute.bits / 8;
+    const double root = static_cast<double>(c.vocab) * static_cast<double>(c.hidden) * (c.tied_embeddings ? 1 : 2) * B;
+    const double layer = p.layer_params * (uses_adapters(p.job) ? p.weights.bits / 8 : B);
+    const double unit = std::max(root, layer) / static_cast<double>(l.tp * l.pp);
+    constexpr double kBroadcastBucket = 250.0 * 1024 * 1024;
+    return unit + (shard(l, 3) > 1 ? unit : 0) + std::min(kBroadcastBucket, unit);
+}
+
 }  // namespace
 
 // GPTQ/AWQ/bitsandbytes formats quantize the linear layers only; embeddings
@@ -160,11 +178,7 @@ StepBuffers step_buffers(const Plan& p, const Layout& l, double optimizer_on_gpu
     // the tied embedding, whose gradient then waits for the embedding's own backward).
     if (job.mode == Mode::Train && p.m.config.vocab > 0)
         b.head_grad = static_cast<double>(p.m.config.vocab) * static_cast<double>(p.m.config.hidden) * gradient_bytes(p) / shard(l, 2);
-    // Loading the whole model on every rank before sharding (FSDP sync_module_states): the
-    // memory freed by sharding stays reserved by the caching allocator.
-    if (job.load_unsharded)
-        b.cached_load = (base_weights_bytes(p, nullptr) + (uses_adapters(job) ? p.trainable * trained_param_bytes(p) : 0)) *
-                        (1 - 1 / shard(l, 3));
+    if (job.sync_module_states) b.cached_load = wrap_cache(p, l);
     // torch _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates a copy of
     // the second moments for the whole group; fused kernels step in place.
     if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !job.offload_optimizer &&

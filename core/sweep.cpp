@@ -76,32 +76,79 @@ double nice_step(double max_value) {
 
 }  // namespace
 
+namespace {
+
+// Row-major numbers, one row per value: the value, each term's bytes, the total
+// (kSweepColumns wide). The plan (LoRA targets, trainable count, largest tensors)
+// does not depend on seq or batch: resolved once and reused for every point, as
+// the GPU fit does.
+std::vector<double> sweep_rows(const Model& model, Job job, const Axis& axis, const std::vector<int64_t>& values) {
+    std::vector<double> rows;
+    rows.reserve(values.size() * kSweepColumns);
+    const bool plan_fixed = axis.member != &Job::lora_rank;
+    const Plan fixed = make_plan(model, job);  // refers to `job`, which each point updates
+    for (int64_t v : values) {
+        job.*axis.member = v;
+        const Breakdown b = plan_fixed ? run_step(fixed, resolve_layout(model.config, job), false).breakdown
+                                       : compute_breakdown(model, job, false);
+        rows.push_back(static_cast<double>(v));
+        rows.insert(rows.end(), b.bytes.begin(), b.bytes.end());  // exactly the estimate's terms (tests compare them)
+        rows.push_back(b.total());
+    }
+    return rows;
+}
+
+struct SweepRequest {
+    const Axis& axis;
+    std::vector<double> rows;
+};
+
+SweepRequest read_sweep(const std::string& job_json, const std::string& axis_name, const std::string& values_json) {
+    const Axis& axis = find_axis(axis_name);
+    const Job job = parse_job(parse_json_text(job_json, "job"));
+    return {axis, sweep_rows(*current_model(), job, axis, read_values(axis, values_json))};
+}
+
+}  // namespace
+
 std::string sweep_json(const std::string& job_json, const std::string& axis_name, const std::string& values_json) {
     if (!current_model()) return current_model_error();
     return guarded([&] {
-        const Model& model = *current_model();
-        const Axis& axis = find_axis(axis_name);
-        Job job = parse_job(parse_json_text(job_json, "job"));
-        const std::vector<int64_t> values = read_values(axis, values_json);
+        const SweepRequest r = read_sweep(job_json, axis_name, values_json);
         JsonWriter w;
-        w.begin_object().field("ok", true).field("axis", axis.name);
+        w.begin_object().field("ok", true).field("axis", r.axis.name);
         write_terms(w);
         w.key("points").begin_array();
-        // The plan (LoRA targets, trainable count, largest tensors) does not depend on seq or
-        // batch: resolved once and reused for every point, as the GPU fit does.
-        const bool plan_fixed = axis.member != &Job::lora_rank;
-        const Plan fixed = make_plan(model, job);  // refers to `job`, which each point updates
-        for (int64_t v : values) {
-            job.*axis.member = v;
-            const Breakdown b = plan_fixed ? run_step(fixed, resolve_layout(model.config, job), false).breakdown
-                                           : compute_breakdown(model, job, false);
-            w.begin_object().field("value", v).key("bytes").begin_array();
-            for (double bytes : b.bytes) w.value(bytes);  // exactly the estimate's terms (tests compare them)
-            const double total = b.total();
+        for (size_t i = 0; i < r.rows.size(); i += kSweepColumns) {
+            const double* row = &r.rows[i];
+            w.begin_object().field("value", static_cast<int64_t>(row[0])).key("bytes").begin_array();
+            for (int t = 0; t < kTermCount; ++t) w.value(row[1 + t]);
+            const double total = row[kSweepColumns - 1];
             w.end_array().field("total_bytes", total).field("total_text", gb_text(total)).end_object();
         }
         return w.end_array().end_object().str();
     });
+}
+
+const SweepTable& sweep_table(const std::string& job_json, const std::string& axis_name, const std::string& values_json) {
+    thread_local SweepTable table;
+    table.numbers.clear();
+    if (!current_model()) {
+        table.header = current_model_error();
+        return table;
+    }
+    table.header = guarded([&] {
+        SweepRequest r = read_sweep(job_json, axis_name, values_json);
+        JsonWriter w;
+        w.begin_object().field("ok", true).field("axis", r.axis.name).field("columns", kSweepColumns);
+        write_terms(w);
+        w.key("total_texts").begin_array();
+        for (size_t i = kSweepColumns - 1; i < r.rows.size(); i += kSweepColumns) w.value(gb_text(r.rows[i]));
+        w.end_array().end_object();
+        table.numbers = std::move(r.rows);
+        return w.str();
+    });
+    return table;
 }
 
 std::string matrix_json(const std::string& job_json) {

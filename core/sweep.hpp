@@ -3,6 +3,9 @@
 // numbers-only path (compute_breakdown(model, job, false)), for the model
 // chosen by use_config (see api.hpp).
 #include <string>
+#include <vector>
+
+#include "memory.hpp"
 
 namespace vramcalc {
 
@@ -11,6 +14,18 @@ namespace vramcalc {
 // {"ok":true,"axis":..,"terms":[{key,label}],"points":[{"value","bytes":[per term],
 // "total_bytes","total_text"}]} or {"ok":false,"error":{field,message}}.
 std::string sweep_json(const std::string& job_json, const std::string& axis, const std::string& values_json);
+
+// The same sweep as numbers, for the page's charts (no number is printed and
+// parsed again): `numbers` holds one row per value, kSweepColumns wide (the
+// value, each term's bytes in term order, the total); `header` is
+// {"ok":true,"axis","columns","terms":[{key,label}],"total_texts":[per row]}
+// or the error answer (numbers then empty). Valid until the next call.
+constexpr int kSweepColumns = kTermCount + 2;
+struct SweepTable {
+    std::string header;
+    std::vector<double> numbers;
+};
+const SweepTable& sweep_table(const std::string& job_json, const std::string& axis, const std::string& values_json);
 
 // Total per GPU for every weight format × mode with the rest of the job kept:
 // {"ok":true,"current_dtype":"bf16","modes":[..],"rows":[{"dtype","label","cells":[{"total_bytes","total_text"} | {"error"}]}]}

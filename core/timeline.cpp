@@ -23,7 +23,7 @@ double overhead_term(const Job& job, double allocated, double cached_load, doubl
             *why = "none: allocated memory counts live tensors only (torch max_memory_allocated)";
         else
             *why = "allocator slack " + printf_text("%.0f%%", job.fragmentation * 100) + " of " + gb_text(allocated) +
-                   (cached_load > 0 ? " + " + gb_text(cached_load) + " still reserved from loading unsharded weights" : "") +
+                   (cached_load > 0 ? " + " + gb_text(cached_load) + " still reserved from FSDP's sync_module_states wrap" : "") +
                    (job.report == MemoryKind::Device ? " + CUDA context and non-torch buffers " + gb_text(job.overhead_gb * kBytesPerGB) +
                                                            (outside_torch > 0 ? " + paged optimizer states " + gb_text(outside_torch) : "")
                                                      : std::string()) +

@@ -116,3 +116,28 @@ TEST_CASE("axis marks: round steps of 1, 2, 2.5 or 5 × 10^k up to the maximum")
     CHECK(json::parse(ticks_json(5e-324))["error"]["field"] == "ticks.max_bytes");  // denormals are not sizes
     CHECK(json::parse(ticks_json(-1))["ok"] == false);
 }
+
+TEST_CASE("the sweep's number table holds exactly the JSON sweep's figures, one row per value") {
+    use_config(llama_config());
+    const std::string job = R"({"mode":"qlora","checkpointing":"full"})";
+    const json s = json::parse(sweep_json(job, "seq", "[512,2048,8192]"));
+    const SweepTable& t = sweep_table(job, "seq", "[512,2048,8192]");
+    const json header = json::parse(t.header);
+    REQUIRE(header["ok"] == true);
+    REQUIRE(header["columns"] == kTermCount + 2);
+    REQUIRE(t.numbers.size() == 3u * (kTermCount + 2));
+    CHECK(header["terms"] == s["terms"]);
+    for (int i = 0; i < 3; ++i) {
+        const double* row = &t.numbers[static_cast<size_t>(i) * (kTermCount + 2)];
+        CHECK(row[0] == s["points"][i]["value"].get<double>());
+        // The JSON text rounds fractional bytes to 12 significant digits; the table keeps every bit.
+        for (int term = 0; term < kTermCount; ++term)
+            CHECK(row[1 + term] == doctest::Approx(s["points"][i]["bytes"][term].get<double>()).epsilon(1e-11));
+        CHECK(row[kTermCount + 1] == doctest::Approx(s["points"][i]["total_bytes"].get<double>()).epsilon(1e-11));
+        CHECK(header["total_texts"][i] == s["points"][i]["total_text"]);
+    }
+    // A refused sweep leaves no numbers from the previous call behind.
+    const SweepTable& bad = sweep_table(job, "seq", "[0]");
+    CHECK(json::parse(bad.header)["error"]["field"] == "job.seq");
+    CHECK(bad.numbers.empty());
+}

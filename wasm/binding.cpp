@@ -17,6 +17,17 @@ emscripten::val estimate_view(const std::string& job_json) {
         emscripten::typed_memory_view(answer.size(), reinterpret_cast<const unsigned char*>(answer.data())));
 }
 
+// The sweep's header bytes and its numbers as views into wasm memory: the
+// chart reads the Float64Array directly instead of a JSON text of 256 points.
+emscripten::val sweep_view(const std::string& job_json, const std::string& axis, const std::string& values_json) {
+    const vramcalc::SweepTable& t = vramcalc::sweep_table(job_json, axis, values_json);
+    emscripten::val out = emscripten::val::object();
+    out.set("header", emscripten::val(emscripten::typed_memory_view(
+                          t.header.size(), reinterpret_cast<const unsigned char*>(t.header.data()))));
+    out.set("numbers", emscripten::val(emscripten::typed_memory_view(t.numbers.size(), t.numbers.data())));
+    return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(vramcalc) {
@@ -34,6 +45,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("solve", &vramcalc::solve_request);
     emscripten::function("solveCurrent", &vramcalc::solve_current);
     emscripten::function("sweep", &vramcalc::sweep_json);
+    emscripten::function("sweepView", &sweep_view);
     emscripten::function("matrix", &vramcalc::matrix_json);
     emscripten::function("ticks", &vramcalc::ticks_json);
 }

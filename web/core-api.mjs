@@ -38,10 +38,24 @@ export function coreApi(core, kept = null) {
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.
       return JSON.parse(decoder.decode(core.estimateView(JSON.stringify(job))));
     },
-    // Per-term bytes for one job field over `values` (one core call).
+    // Per-term bytes for one job field over `values` (one core call): the
+    // header's terms and texts, the numbers read straight from wasm memory.
     sweep(configText, job, axis, values) {
       use(configText);
-      return JSON.parse(core.sweep(JSON.stringify(job), axis, JSON.stringify(values)));
+      const view = core.sweepView(JSON.stringify(job), axis, JSON.stringify(values));
+      const answer = JSON.parse(decoder.decode(view.header));
+      if (!answer.ok) return answer;
+      const { numbers } = view;
+      const width = answer.columns;
+      answer.points = answer.total_texts.map((text, i) => ({
+        value: numbers[i * width],
+        bytes: Array.from(numbers.subarray(i * width + 1, (i + 1) * width - 1)),
+        total_bytes: numbers[(i + 1) * width - 1],
+        total_text: text,
+      }));
+      delete answer.total_texts;
+      delete answer.columns;
+      return answer;
     },
     // Total per GPU for every weight format × mode.
     matrix(configText, job) {
