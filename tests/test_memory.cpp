@@ -354,3 +354,25 @@ TEST_CASE("a sequence past the model's context (max_position_embeddings) is a hi
     CHECK(past["ok"] == true);
     CHECK(past["context_warning"] == "Longer than the model's context of 8192 tokens (max_position_embeddings).");
 }
+
+TEST_CASE("FSDP sync_module_states: the largest unit's moved tensors, flat copy and broadcast bucket stay reserved") {
+    // Llama-2-7B (fsdp_qlora): the root unit is the 32000 × 4096 embedding plus the untied head in bf16,
+    // 2 × 262,144,000 bytes = 524,288,000 bytes; a QLoRA decoder layer in NF4 is smaller.
+    const double root = 2.0 * 32000 * 4096 * 2;
+    const double bucket = 250.0 * 1024 * 1024;  // torch FSDP PARAM_BROADCAST_BUCKET_SIZE
+    const json base = {{"mode", "qlora"}, {"gpus", 2}, {"zero", 3}, {"seq", 512}, {"report", "reserved"}, {"fragmentation", 0.1}};
+    json with = base;
+    with["sync_module_states"] = true;
+    const Estimate plain = estimate(test::model("llama-2-7b"), test::job(base));
+    const Estimate wrapped = estimate(test::model("llama-2-7b"), test::job(with));
+    CHECK(wrapped.allocated_bytes == plain.allocated_bytes);  // no live tensor: only reserved memory
+    // sharded: the moved tensors and the flat copy are both freed, plus the bucket
+    CHECK(wrapped.reserved_bytes - plain.reserved_bytes == doctest::Approx(2 * root + bucket));
+    // NO_SHARD (one copy per GPU): the flat tensor is the parameter, only the moved tensors are freed
+    with["zero"] = 0;
+    json base0 = base;
+    base0["zero"] = 0;
+    CHECK(estimate(test::model("llama-2-7b"), test::job(with)).reserved_bytes -
+              estimate(test::model("llama-2-7b"), test::job(base0)).reserved_bytes ==
+          doctest::Approx(root + bucket));
+}
