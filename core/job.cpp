@@ -27,6 +27,7 @@ const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"a
 const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
                                                 {"selective", Checkpointing::Selective},
                                                 {"full", Checkpointing::Full}};
+const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
@@ -149,6 +150,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
         if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
         else job.checkpointing = read_choice(v, field, kCheckpointing);
     } else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
+    else if (key == "model_init") job.model_init = read_choice(v, field, kModelInit);
     else if (key == "attention") job.attention = read_choice(v, field, kAttention);
     else if (key == "flash_attention") job.attention = bool_field(v, field) ? Attention::Flash : Attention::Eager;
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
@@ -177,7 +179,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, model_init, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
     "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
@@ -192,6 +194,7 @@ const char* mode_name(Mode v) { return name_of(kModes, v); }
 const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
 const char* checkpointing_name(Checkpointing v) { return name_of(kCheckpointing, v); }
 const char* attention_name(Attention v) { return name_of(kAttention, v); }
+const char* model_init_name(ModelInit v) { return name_of(kModelInit, v); }
 const char* loss_name(Loss v) { return name_of(kLoss, v); }
 const char* precision_name(Precision v) { return name_of(kPrecision, v); }
 const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
@@ -239,6 +242,9 @@ Job parse_job(const json& j) {
     if (job.mode == Mode::Train && !job.dtype->trainable)
         throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
                                           "' (fine-tune a quantized base with mode qlora)");
+    if (job.model_init == ModelInit::TorchaoNf4V01 && job.mode != Mode::QLoRA)
+        throw InputError("job.model_init", std::string("torchao_0.1_nf4 quantizes a QLoRA base; mode must be qlora, got '") +
+                                               mode_name(job.mode) + "'");
     if (job.engine != Engine::Custom && trains(job))
         throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
                                            mode_name(job.mode) + "'");

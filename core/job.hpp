@@ -45,6 +45,11 @@ enum class MemoryKind {
     Reserved,   // + caching-allocator slack (torch.cuda.max_memory_reserved)
     Device,     // + CUDA context and non-torch buffers (what nvidia-smi shows)
 };
+// How the model is built before training, when that leaves memory reserved (core/model_init.cpp).
+enum class ModelInit {
+    None,         // not modelled: init frees what it allocates in sizes the step reuses
+    TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
+};
 enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth };
 // Inference engines, each with its own memory accounting (core/serving.cpp;
 // presets in core/engine_presets.cpp).
@@ -88,6 +93,7 @@ struct Job {
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
+    ModelInit model_init = ModelInit::None;
     bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
     const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
     int64_t lora_rank = 16;
@@ -156,6 +162,7 @@ std::vector<const char*> attention_names();
 std::vector<const char*> loss_names();
 std::vector<const char*> precision_names();
 std::vector<const char*> memory_kind_names();
+const char* model_init_name(ModelInit v);
 std::vector<const char*> framework_names();
 
 }  // namespace vramcalc
