@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
+
+#include "errors.hpp"
 
 namespace vramcalc {
 namespace {
@@ -283,11 +286,39 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     return a;
 }
 
+// torchtitan's per-op selective activation checkpointing (torchtitan
+// models/llama3/infra/parallelize.py _apply_ac_to_transformer_block, selective_ac_option
+// "op"; torch.utils.checkpoint create_selective_checkpoint_contexts): inside each block,
+// the outputs of aten.mm are saved except every second one (counted per block, in order:
+// q, k, v, o, then w1 (gate), w3 (up), w2 (down)), and the SDPA/flash output and logsumexp;
+// everything else is recomputed. Plus the block's input, which the checkpoint keeps.
+// Written for dense attention blocks (the order of their matmuls is known).
+double op_sac_per_token(const Plan& p, const Shape& d) {
+    const ModelConfig& c = p.m.config;
+    if (c.is_moe() || c.is_mla() || c.family == Family::Mamba || c.parallel_hybrid || c.recurrent_layers() > 0 ||
+        c.family == Family::Explicit || uses_adapters(p.job))
+        throw InputError("job.checkpointing", "selective_op (torchtitan per-op checkpointing) is modelled for full training of "
+                                              "dense attention models; use selective or full");
+    const double q = d.heads * d.head_dim, kv = d.kv_heads * d.head_dim;
+    std::vector<double> mm;  // the block's matmul outputs, in execution order
+    if (c.family == Family::LlamaLike) mm = {q, kv, kv, d.h};
+    else mm = {q + 2 * kv, d.h};  // fused query_key_value / c_attn, then the output projection
+    if (c.gated_mlp) mm.insert(mm.end(), {d.I, d.I, d.h});
+    else mm.insert(mm.end(), {d.I, d.h});
+    double saved = 0;
+    for (size_t i = 0; i < mm.size(); i += 2) saved += mm[i];  // the 1st, 3rd, ... are saved
+    return d.h * d.R + saved * d.B + q * d.B + d.heads * 4;
+}
+
 BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
     BlockActivations a = block_activations(p, l, moe);
     if (p.job.checkpointing == Checkpointing::Selective) {
         if (a.core_part >= 0) a.parts[a.core_part].bytes = 0;
         a.total -= a.attention_core;
+    } else if (p.job.checkpointing == Checkpointing::SelectiveOp) {
+        const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
+        a = BlockActivations{};
+        a.add("block input, every other matmul output, attention output", T * op_sac_per_token(p, shape_of(p)) / static_cast<double>(l.tp));
     } else if (p.job.checkpointing == Checkpointing::Full) {
         const ModelConfig& c = p.m.config;
         const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
@@ -322,6 +353,10 @@ ModelActivations model_activations(const Plan& p, const Layout& l) {
         case Checkpointing::Full:  // the block input of every layer; one block re-created at a time
             m.blocks = L * block_input;
             m.recompute = m.largest_block;
+            break;
+        case Checkpointing::SelectiveOp:  // what the policy saves; the rest of one block re-created at a time
+            m.blocks = L * T * op_sac_per_token(p, shape_of(p)) / static_cast<double>(l.tp);
+            m.recompute = std::max(0.0, m.largest_block - m.blocks / L);
             break;
     }
     if (p.job.activation_offload) {

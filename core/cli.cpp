@@ -39,7 +39,7 @@ Job (defaults in brackets):
   --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
   --batch N             micro-batch per GPU                           [1]
   --seq N               tokens per sequence                           [4096]
-  --checkpointing C     none | selective | full                       [none]
+  --checkpointing C     none | selective | full | selective_op        [none]
   --flash | --no-flash  FlashAttention on/off                         [on]
   --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]
   --lora-rank R         LoRA rank                                     [16]

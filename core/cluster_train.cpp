@@ -34,6 +34,8 @@ double hardware_flops_per_token(const Dims& d, const Job& job) {
     const double attention = 6 * d.layers * s * d.heads * (d.qk_dim + d.v_dim);
     if (job.checkpointing == Checkpointing::Full) return model * 4 / 3;
     if (job.checkpointing == Checkpointing::Selective) return model + attention / 3;
+    // per-op SAC recomputes every second matmul of the forward (half of its third of the work)
+    if (job.checkpointing == Checkpointing::SelectiveOp) return model * 7 / 6;
     return model;
 }
 

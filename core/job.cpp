@@ -26,7 +26,8 @@ const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"a
                                          {"adam_8bit", Optimizer::Adam8bit}, {"adafactor", Optimizer::Adafactor}};
 const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
                                                 {"selective", Checkpointing::Selective},
-                                                {"full", Checkpointing::Full}};
+                                                {"full", Checkpointing::Full},
+                                                {"selective_op", Checkpointing::SelectiveOp}};
 const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
@@ -38,7 +39,8 @@ const Choice<MemoryKind> kMemoryKind[] = {{"device", MemoryKind::Device}, {"rese
 const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"hf", Framework::HfTrainer},
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
-                                         {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth}};
+                                         {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
+                                         {"torchtitan", Framework::Torchtitan}};
 
 const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
                                    {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},

@@ -15,7 +15,12 @@ namespace vramcalc {
 
 enum class Mode { Inference, Train, LoRA, QLoRA };
 enum class Optimizer { AdamW, SGD, SGDMomentum, Adam8bit, Adafactor };
-enum class Checkpointing { None, Selective, Full };
+enum class Checkpointing {
+    None,
+    Selective,    // Korthikanti et al.: the attention core (scores, softmax) recomputed
+    Full,         // each block's input kept, the block recomputed in backward
+    SelectiveOp,  // torchtitan per-op SAC: matmul outputs kept except every second one, attention output kept
+};
 // Which kernel computes attention decides what it saves for backward.
 enum class Attention {
     Eager,  // softmax(q·kᵀ)·v written out: saves the s×s probabilities
@@ -50,7 +55,7 @@ enum class ModelInit {
     None,         // not modelled: init frees what it allocates in sizes the step reuses
     TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
 };
-enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth };
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan };
 // Inference engines, each with its own memory accounting (core/serving.cpp;
 // presets in core/engine_presets.cpp).
 enum class Engine {

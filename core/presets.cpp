@@ -69,6 +69,20 @@ const std::vector<Preset> kPresets = {
          {"adapter_dtype", "\"bf16\"", "unsloth get_peft_model: adapters in the compute dtype"},
          {"report", "\"reserved\"", "unsloth notebooks print torch.cuda.max_memory_reserved"},
      }},
+    {Framework::Torchtitan,
+     "torchtitan",
+     {
+         {"mode", "\"train\"", "torchtitan trains every weight (pretraining; no adapters)"},
+         {"zero", "3", "torchtitan parallelize: FSDP2 fully_shard over the data-parallel mesh"},
+         // FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32) over fp32 sharded parameters:
+         // 4 (param) + 4 (grad) + 8 (Adam) bytes per parameter, as master weights count them.
+         {"precision", "\"master\"", "torchtitan config training.mixed_precision_param=bfloat16 over fp32 FSDP2 shards"},
+         {"optimizer_impl", "\"foreach\"", "torchtitan build_optimizers: AdamW(fused=False, foreach=True) by default"},
+         {"checkpointing", "\"selective_op\"", "torchtitan train_configs/llama3_8b.toml: activation_checkpoint mode selective, option op"},
+         {"attention", "\"sdpa\"", "torchtitan models/llama3 Attention: F.scaled_dot_product_attention (flash backend)"},
+         {"loss", "\"full\"", "torchtitan train.py cross_entropy_loss: F.cross_entropy(pred.float()), pred deleted before backward"},
+         {"report", "\"reserved\"", "torchtitan metrics.py: memory_stats reserved_bytes.all.peak"},
+     }},
 };
 
 }  // namespace

@@ -106,6 +106,9 @@ std::string training_why(const Plan& p, const ModelActivations& a, const Layout&
         case Checkpointing::None: why += " (every block's saved tensors, " + count(p.m.config.layers) + " layers)"; break;
         case Checkpointing::Selective: why += " (selective: attention core recomputed)"; break;
         case Checkpointing::Full: why += " (full checkpointing: each block's input)"; break;
+        case Checkpointing::SelectiveOp:
+            why += " (per-op selective checkpointing: each block's input, every other matmul output and the attention output)";
+            break;
     }
     if (a.recompute > 0) why += " + one block recomputed in backward " + gb_text(a.recompute);
     why += " + gradients flowing through a block " + gb_text(a.backward_work);

@@ -376,3 +376,19 @@ TEST_CASE("FSDP sync_module_states: the largest unit's moved tensors, flat copy 
               estimate(test::model("llama-2-7b"), test::job(base0)).reserved_bytes ==
           doctest::Approx(root + bucket));
 }
+
+TEST_CASE("per-op selective checkpointing (torchtitan): block input, every other matmul output, attention output") {
+    // Llama 3.1 8B, batch 2 × 8192, 8 GPUs. Per token per layer, bf16: the block input (4096 × 2),
+    // matmul outputs 1, 3, 5, 7 of q, k, v, o, w1, w3, w2 = q (4096) + v (1024) + w1 (14336) + w2 (4096),
+    // × 2 bytes; the attention output (4096 × 2) and its fp32 logsumexp (32 heads × 4).
+    const double per_token = 4096 * 2 + (4096 + 1024 + 14336 + 4096) * 2 + 4096 * 2 + 32 * 4;
+    const Estimate e = estimate(test::model("llama-3.1-8b"), test::job({{"framework", "torchtitan"}, {"gpus", 8}, {"batch", 2}, {"seq", 8192}}));
+    CHECK(e.timeline.phases[0].bytes[kActivations] == doctest::Approx(per_token * 32 * 2 * 8192));
+    // Adapters add matmuls and change which outputs are saved: refused with the field named.
+    try {
+        estimate(test::model("llama-3.1-8b"), test::job({{"mode", "lora"}, {"checkpointing", "selective_op"}}));
+        FAIL("accepted");
+    } catch (const InputError& err) {
+        CHECK(err.field() == "job.checkpointing");
+    }
+}

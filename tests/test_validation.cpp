@@ -66,4 +66,4 @@ TEST_CASE("published memory figures") { run_table("published.json", 20); }
 
 // Figures measured on real runs (../shared/calibration/measured.json, written as jobs by
 // scripts/make_measured.py): every training total within 15 %.
-TEST_CASE("measured training runs") { run_table("measured.json", 30); }
+TEST_CASE("measured training runs") { run_table("measured.json", 40); }

@@ -59,7 +59,8 @@ export async function startServer(root = webDir, { csp = STRICT_CSP, override, l
   };
 }
 
-export async function launchBrowser() {
+// extraArgs: more Chromium switches (the page benchmark turns off the 60 Hz frame clock).
+export async function launchBrowser({ extraArgs = [] } = {}) {
   const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath} (apt-get install chromium)`);
   const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'vramcalc-chromium-'));
@@ -69,7 +70,7 @@ export async function launchBrowser() {
     headless: true,
     viewport: { width: 1280, height: 1000 },
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
+      '--disable-sync', '--no-first-run', '--disable-quic', ...extraArgs],
   });
   // Every CSP violation on any page, for cspViolations(page).
   await context.addInitScript(() => {
