@@ -21,14 +21,6 @@ struct Shape {
     double rank;
 };
 
-// A config given only as num_parameters must still name the dimensions activations need.
-// An attention-free Mamba stack has no heads.
-void require_dimensions(const ModelConfig& c) {
-    for (auto [value, field] : {std::pair<int64_t, const char*>{c.hidden, "hidden_size"}, {c.layers, "num_hidden_layers"},
-                                {c.family == Family::Mamba ? c.hidden : c.heads, "num_attention_heads"}, {c.vocab, "vocab_size"}})
-        require_dimension(value, field, "activation memory");
-}
-
 Shape shape_of(const Plan& p) {
     const ModelConfig& c = p.m.config;
     require_dimensions(c);
@@ -242,6 +234,13 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 
 }  // namespace
 
+// An attention-free Mamba stack has no heads.
+void require_dimensions(const ModelConfig& c) {
+    for (auto [value, field] : {std::pair<int64_t, const char*>{c.hidden, "hidden_size"}, {c.layers, "num_hidden_layers"},
+                                {c.family == Family::Mamba ? c.hidden : c.heads, "num_attention_heads"}, {c.vocab, "vocab_size"}})
+        require_dimension(value, field, "activation memory");
+}
+
 void BlockActivations::add(const char* name, double bytes) {
     if (bytes <= 0 || count >= static_cast<int>(parts.size())) return;
     parts[count++] = {name, bytes};
@@ -368,65 +367,6 @@ ModelActivations model_activations(const Plan& p, const Layout& l) {
     const double I = c.is_moe() ? static_cast<double>(c.moe_intermediate * c.experts_per_token) : static_cast<double>(c.intermediate);
     m.backward_work = T * (2 * static_cast<double>(c.hidden) + 2 * std::max(I, 1.0)) * (p.compute.bits / 8) / static_cast<double>(l.tp);
     return m;
-}
-
-LossBuffers loss_buffers(const Plan& p, const Layout& l) {
-    const ModelConfig& c = p.m.config;
-    require_dimensions(c);
-    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
-    const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
-    const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
-    LossBuffers b;
-    switch (p.job.loss) {
-        case Loss::Full:
-            if (p.job.compile) {
-                // compiled cross-entropy keeps its fp32 input and recomputes softmax in backward
-                b.saved = 4 * TV;
-                b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
-                b.backward_peak = 8 * TV;
-            } else {
-                // logits (B) -> fp32 copy -> log_softmax output (fp32, saved); backward: NLL
-                // gradient + log_softmax gradient, both fp32 (transformers loss_utils ForCausalLMLoss)
-                b.saved = 4 * TV;
-                b.forward_peak = (B == 4 ? 8 : 8 + B) * TV;
-                b.backward_peak = 12 * TV;
-            }
-            break;
-        case Loss::FullFp32:
-            // fp32 logits kept by the caller (4) + the shifted fp32 copy fed to cross-entropy (4) +
-            // log_softmax output (4, saved); backward adds the NLL and log_softmax gradients (4 + 4)
-            b.saved = 8 * TV;
-            b.forward_peak = (B == 4 ? 12 : 12 + B) * TV;
-            b.backward_peak = 16 * TV;
-            break;
-        case Loss::Chunked:
-            // torchtune CEWithChunkedOutputLoss: the model returns n 16-bit chunks; each is
-            // upcast and reduced on its own. Eager, every chunk's fp32 log-probabilities are kept;
-            // compiled, the chunks themselves are kept and the fused backward writes one chunk's
-            // gradient in the chunk's dtype (no fp32 intermediates).
-            if (p.job.compile) {
-                b.saved = B * TV;
-                b.forward_peak = b.saved + B * TV / n;
-                b.backward_peak = b.saved + B * TV / n;
-            } else {
-                b.saved = 4 * TV;
-                b.forward_peak = b.saved + (B + 4) * TV / n + B * TV;
-                b.backward_peak = b.saved + (8 + B) * TV / n;
-            }
-            break;
-        case Loss::Fused: {
-            // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time
-            // (chunk = T / ceil(V/h) tokens, liger_kernel fused_linear_cross_entropy.py); the
-            // input gradient (and the head's, when it trains) is computed in forward and kept.
-            const double chunks = std::ceil(V / std::max<double>(1, static_cast<double>(c.hidden)));
-            const double head = p.job.mode == Mode::Train ? V * static_cast<double>(c.hidden) * B : 0;
-            b.saved = T * static_cast<double>(c.hidden) * B + head;
-            b.forward_peak = b.saved + 3 * 4 * TV / chunks;
-            b.backward_peak = b.saved;
-            break;
-        }
-    }
-    return b;
 }
 
 }  // namespace vramcalc

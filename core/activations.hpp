@@ -27,6 +27,10 @@ struct BlockActivations {
     void add_core(double bytes);  // the attention core: a part, and what selective recomputation drops
 };
 
+// A config given only as num_parameters must still name the dimensions activations need
+// (hidden_size, num_hidden_layers, num_attention_heads, vocab_size): one error naming the first missing.
+void require_dimensions(const ModelConfig& c);
+
 // One block of the model (an MoE block when `moe`), per GPU.
 BlockActivations block_activations(const Plan& p, const Layout& l, bool moe);
 
@@ -46,12 +50,5 @@ struct ModelActivations {
 };
 ModelActivations model_activations(const Plan& p, const Layout& l);
 
-// Logits and cross-entropy: what the loss keeps for backward and its peaks.
-struct LossBuffers {
-    double saved = 0;          // kept from the end of forward until its backward
-    double forward_peak = 0;   // live while the loss is computed
-    double backward_peak = 0;  // live while its gradient is computed
-};
-LossBuffers loss_buffers(const Plan& p, const Layout& l);
 
 }  // namespace vramcalc

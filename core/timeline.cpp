@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "activations.hpp"
+#include "loss.hpp"
 #include "model_init.hpp"
 #include "serving.hpp"
 #include "states.hpp"

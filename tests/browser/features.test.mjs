@@ -21,12 +21,12 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
   const calls = await page.evaluate(async () => {
     const core = await (await import('./vramcalc-client.js')).loadCore();
     let n = 0;
-    const sweep = core.sweep;
-    core.sweep = (...a) => { n++; return sweep.apply(core, a); };
+    const sweep = core.sweepView;  // the chart's call: numbers as a view into wasm memory
+    core.sweepView = (...a) => { n++; return sweep.apply(core, a); };
     document.getElementById('batch').value = '2';
     document.getElementById('batch').dispatchEvent(new Event('input', { bubbles: true }));
     while (document.body.dataset.busy) await new Promise((r) => setTimeout(r, 10));
-    core.sweep = sweep;
+    core.sweepView = sweep;
     return n;
   });
   assert.equal(calls, 2);
