@@ -209,6 +209,7 @@ bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || j
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
+std::vector<const char*> model_init_names() { return names_of(kModelInit); }
 std::vector<const char*> attention_names() { return names_of(kAttention); }
 std::vector<const char*> loss_names() { return names_of(kLoss); }
 std::vector<const char*> precision_names() { return names_of(kPrecision); }

@@ -168,6 +168,7 @@ std::vector<const char*> loss_names();
 std::vector<const char*> precision_names();
 std::vector<const char*> memory_kind_names();
 const char* model_init_name(ModelInit v);
+std::vector<const char*> model_init_names();
 std::vector<const char*> framework_names();
 
 }  // namespace vramcalc

@@ -6,11 +6,13 @@ import { state } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
 const optimizerTitles = { adamw: 'AdamW (fp32 m + v)', adam_8bit: '8-bit Adam', adafactor: 'Adafactor', sgd_momentum: 'SGD + momentum', sgd: 'SGD' };
-const checkpointingTitles = { none: 'None', selective: 'Selective (attention)', full: 'Full' };
+const checkpointingTitles = { none: 'None', selective: 'Selective (attention)', full: 'Full',
+  selective_op: 'Per-op selective (torchtitan)' };
 // Names for the core's option ids (the lists themselves come from options()).
 const titles = {
   framework: { custom: 'None (plain PyTorch)', hf: 'Hugging Face Trainer + PEFT', accelerate_fsdp: 'Accelerate FSDP', torchtune: 'torchtune',
-    deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth' },
+    deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth', torchtitan: 'torchtitan' },
+  model_init: { none: 'Not modelled', 'torchao_0.1_nf4': 'torchtune 0.1 QLoRA (torchao 0.1 NF4, replayed)' },
   engine: { custom: 'None (plain sum)', hf: 'transformers generate', vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp', ollama: 'Ollama' },
   precision: { master: '16-bit + fp32 master copy', pure: 'Pure 16-bit', autocast: 'fp32 weights, 16-bit autocast' },
   loss: { full: 'Full logits, fp32 inside the loss', full_fp32: 'fp32 logits kept through backward', chunked: 'Chunked (torchtune)',
@@ -40,7 +42,8 @@ const fieldLabel = (key) => key.charAt(0).toUpperCase() + key.slice(1).replaceAl
 // The list options() offers for a field, by the field's name or its plural.
 function listFor(key) {
   const list = options[key] ?? options[`${key}s`] ?? options[`${key}es`];
-  return Array.isArray(list) ? list.map((v) => (typeof v === 'object' ? [v.id, v.label ?? v.id] : [String(v), String(v)])) : null;
+  return Array.isArray(list)
+    ? list.map((v) => (typeof v === 'object' ? [v.id, v.label ?? v.id] : [String(v), titles[key]?.[v] ?? String(v)])) : null;
 }
 
 function genericControl(key) {
