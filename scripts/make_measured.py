@@ -157,26 +157,6 @@ MISSES = {
     "TITAN-31-8B-02": "torch.compile of each block under per-op checkpointing saves 5.4 GiB measured; vramcalc's "
                       "compile flag models compiled norms, SwiGLU and a compiled loss, not what compiling torchtitan's "
                       "blocks changes under that policy: -17 %",
-    "LITGPT-RT-L2-7B-QLORA-NF4": ("llama-2-7b", dict(LITGPT, mode="qlora", batch=1, paged_optimizer=True)),
-    "LITGPT-RT-L2-13B-LORA-MBS1": ("llama-2-13b", dict(LITGPT, mode="lora", batch=1)),
-    "LITGPT-RT-L2-13B-QLORA-NF4": ("llama-2-13b", dict(LITGPT, mode="qlora", batch=1, paged_optimizer=True)),
-    "LITGPT-HUB-32-3B-LORA": ("llama-3.2-3b", dict(LITGPT_HUB, mode="lora", batch=1)),
-    "LITGPT-HUB-32-3B-QLORA": ("llama-3.2-3b", dict(LITGPT_HUB, mode="qlora", batch=2, paged_optimizer=True)),
-}
-UNITS_MORE = {"GiB": 2**30, "GB": 1e9}
-more = {r["id"]: r for r in json.load(open(os.path.join(here, "measured_more.json")))}
-for rid, (model, job) in MORE_JOBS.items():
-    r = more[rid]
-    job = dict(job, report="reserved" if r["measure"].startswith("reserved") else "allocated")
-    rows.append({"id": rid, "what": r["settings"].get("framework", ""), "source": r["source"], "quote": r["quote"],
-                 "measure": r["measure"] + "; " + r.get("unit_note", ""), "model": model, "job": job, "quantity": "total",
-                 "value": r["value"], "unit": r["unit"], "expected": r["value"] * UNITS_MORE[r["unit"]], "tolerance": 0.15})
-# Rows the model cannot reach yet, each with the reason; the test checks they still miss, so a
-# fix that brings one within tolerance must also remove its mark here.
-MISSES = {
-    "TITAN-31-8B-02": "torch.compile of each block under per-op checkpointing saves 5.8 GB measured; vramcalc's "
-                      "compile flag also compiles the loss (8.4 GB less at its backward), which torchtitan of Dec 2024 "
-                      "did not, and no block-level compile effect is modelled: -17 %",
     "LITGPT-RT-L2-7B-QLORA-NF4": "unexplained: LitGPT's QLoRA rows are 23-35 % above vramcalc while its LoRA rows of the "
                                  "same tables are within 11 %; the figure is max_memory_allocated over the whole run "
                                  "(init, quantizing load and a final validation generate included)",

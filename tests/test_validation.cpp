@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <set>
+
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
@@ -29,8 +31,10 @@ void run_table(const std::string& file, size_t min_rows) {
     const json table = json::parse(test::read_text(std::string(VRAMCALC_VALIDATION) + "/" + file));
     REQUIRE(table["rows"].size() >= min_rows);
     std::printf("\n%-32s %-18s %14s %14s %9s %s\n", "row", "quantity", "published", "vramcalc", "error", "tolerance");
+    std::set<std::string> ids;
     for (const json& row : table["rows"]) {
         const std::string id = row["id"];
+        CHECK_MESSAGE(ids.insert(id).second, "row " << id << " appears twice");
         CAPTURE(id);
         CAPTURE(row["source"].get<std::string>());
         const json config = row.contains("model") ? find_model(test::models(), row["model"]).config : row["config"];
