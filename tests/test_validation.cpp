@@ -3,7 +3,6 @@
 // core and its relative error printed; a row outside its tolerance fails.
 #include <cmath>
 #include <cstdio>
-
 #include <set>
 
 #include <doctest/doctest.h>
