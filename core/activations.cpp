@@ -14,7 +14,8 @@ namespace {
 // compute dtype, R for the residual stream (fp32 under autocast).
 struct Shape {
     double h, heads, kv_heads, head_dim, I, s, B, R;
-    bool train_all;     // full training: every weight needs its input saved
+    bool train_all;     // full training: every weight trains
+    bool inputs_kept;   // every linear keeps its input: full training, or a bitsandbytes QLoRA base
     uint32_t lora;      // roles with adapters
     double dropout;     // LoRA dropout
     bool compile;
@@ -30,7 +31,12 @@ Shape shape_of(const Plan& p) {
     return {static_cast<double>(c.hidden), heads, static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads),
             static_cast<double>(c.head_dim > 0 ? c.head_dim : c.hidden / std::max<int64_t>(1, c.heads)),
             static_cast<double>(c.intermediate), static_cast<double>(p.job.seq), B, autocast ? 4.0 : B,
-            p.job.mode == Mode::Train, p.lora_roles, p.job.lora_dropout, p.job.compile,
+            p.job.mode == Mode::Train,
+            // bitsandbytes MatMul4Bit.forward (bitsandbytes/autograd/_functions.py) stores
+            // ctx.tensors = (A, B) whenever the input needs a gradient, frozen weight or not;
+            // a frozen nn.Linear (mm's derivative formula) and torchao's linear_nf4 keep none.
+            p.job.mode == Mode::Train || (p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes),
+            p.lora_roles, p.job.lora_dropout, p.job.compile,
             static_cast<double>(p.job.lora_rank)};
 }
 
@@ -41,7 +47,7 @@ Shape shape_of(const Plan& p) {
 double linear_inputs(const Shape& d, uint32_t roles, int n_roles_targeted, double width) {
     double bytes = 0;
     const bool adapters = (d.lora & roles) != 0;
-    if (d.train_all || (adapters && d.dropout == 0)) bytes += width * d.B;
+    if (d.inputs_kept || (adapters && d.dropout == 0)) bytes += width * d.B;
     if (adapters) bytes += n_roles_targeted * ((d.dropout > 0 ? width * (d.B + 1) : 0) + d.rank * d.B);
     return bytes;
 }
@@ -103,7 +109,7 @@ void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     // o_proj's input: flash-attn's output layout makes it a view of the saved
     // output; SDPA and eager transpose it into a new tensor.
     double o_in = linear_inputs(d, kRoleO, targeted(d, {kRoleO}), hq);
-    const bool plain_input_saved = d.train_all || ((d.lora & kRoleO) && d.dropout == 0);
+    const bool plain_input_saved = d.inputs_kept || ((d.lora & kRoleO) && d.dropout == 0);
     if (kernel == Attention::Flash && plain_input_saved) o_in -= hq * d.B;
     a.add("o_proj input", o_in);
 }
@@ -147,7 +153,7 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("q, k, v", (2 * heads * qk + v_kept) * d.B);
     const double core = kernel == Attention::Eager ? eager_scores(p, d, heads) : out * d.B + heads * 4;
     a.add_core(core);
-    const bool plain = d.train_all || ((d.lora & kRoleO) && d.dropout == 0);
+    const bool plain = d.inputs_kept || ((d.lora & kRoleO) && d.dropout == 0);
     a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv) - (plain ? (heads * dv - o_copy) * d.B : 0));
 }
 
@@ -160,7 +166,7 @@ double gated_mlp(const Shape& d, double I, bool expert) {
     double bytes = (d.compile ? 2 : 3) * I * d.B;  // g, act(g), u
     // the product, down_proj's input: kept for its weight gradient, or by an adapter's lora_A
     // (with LoRA dropout, the adapter keeps its mask and dropped copy instead)
-    if (d.train_all || (adapter && d.dropout == 0)) bytes += I * d.B;
+    if (d.inputs_kept || (adapter && d.dropout == 0)) bytes += I * d.B;
     if (adapter) bytes += d.rank * d.B + (d.dropout > 0 ? I * (d.B + 1) : 0);
     return bytes;
 }
@@ -218,7 +224,7 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     // DeepSeek-V3 (noaux_tc): the router is F.linear on fp32 copies of the input and of its weight,
     // sigmoid scores; its expert outputs are multiplied by fp32 weights into an fp32 sum.
     const bool deepseek = c.fp32_router;
-    const bool expert_inputs = d.train_all || (d.lora & kRoleExpert);
+    const bool expert_inputs = d.inputs_kept || (d.lora & kRoleExpert);
     // Router: its input (Mixtral: the norm output; DeepSeek: an fp32 copy), fp32 probabilities, top-k
     // int64 indices and fp32 values (12 per slot), the renormalizing sum (4).
     a.add("router", (deepseek ? 4 * d.h : (d.train_all ? d.h * d.B : 0)) + E * 4 + k * 12 + 4);

@@ -48,6 +48,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("adapter_dtype", job.adapter_dtype->name);
     w.field("offload_optimizer", job.offload_optimizer).field("offload_params", job.offload_params);
     w.field("sync_module_states", job.sync_module_states).field("model_init", model_init_name(job.model_init));
+    w.field("qlora_matmul", qlora_matmul_name(job.qlora_matmul));
     w.field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp).field("cp", job.cp).field("zero", job.zero);
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
@@ -336,6 +337,7 @@ std::string options_json() {
     list("optimizers", optimizer_names());
     list("checkpointing", checkpointing_names());
     list("model_init", model_init_names());
+    list("qlora_matmul", qlora_matmul_names());
     list("attention", attention_names());
     list("loss", loss_names());
     list("precision", precision_names());

@@ -28,6 +28,7 @@ const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
                                                 {"selective", Checkpointing::Selective},
                                                 {"full", Checkpointing::Full},
                                                 {"selective_op", Checkpointing::SelectiveOp}};
+const Choice<QloraMatmul> kQloraMatmul[] = {{"bitsandbytes", QloraMatmul::Bitsandbytes}, {"torchao", QloraMatmul::Torchao}};
 const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
@@ -153,6 +154,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
         else job.checkpointing = read_choice(v, field, kCheckpointing);
     } else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
     else if (key == "model_init") job.model_init = read_choice(v, field, kModelInit);
+    else if (key == "qlora_matmul") job.qlora_matmul = read_choice(v, field, kQloraMatmul);
     else if (key == "attention") job.attention = read_choice(v, field, kAttention);
     else if (key == "flash_attention") job.attention = bool_field(v, field) ? Attention::Flash : Attention::Eager;
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
@@ -181,7 +183,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, model_init, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
     "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
@@ -189,8 +191,6 @@ const char* kKnownFields =
 
 }  // namespace
 
-bool trains(const Job& job) { return job.mode != Mode::Inference; }
-bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
 const char* mode_name(Mode v) { return name_of(kModes, v); }
 const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
@@ -210,6 +210,8 @@ std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
 std::vector<const char*> model_init_names() { return names_of(kModelInit); }
+const char* qlora_matmul_name(QloraMatmul v) { return name_of(kQloraMatmul, v); }
+std::vector<const char*> qlora_matmul_names() { return names_of(kQloraMatmul); }
 std::vector<const char*> attention_names() { return names_of(kAttention); }
 std::vector<const char*> loss_names() { return names_of(kLoss); }
 std::vector<const char*> precision_names() { return names_of(kPrecision); }

@@ -50,6 +50,11 @@ enum class MemoryKind {
     Reserved,   // + caching-allocator slack (torch.cuda.max_memory_reserved)
     Device,     // + CUDA context and non-torch buffers (what nvidia-smi shows)
 };
+// The autograd function of a QLoRA base layer decides what its forward keeps.
+enum class QloraMatmul {
+    Bitsandbytes,  // bnb MatMul4Bit (PEFT, fsdp_qlora, LitGPT): keeps each quantized linear's input (ctx.tensors = (A, B))
+    Torchao,       // torchao linear_nf4 (torchtune): keeps the NF4 weight only
+};
 // How the model is built before training, when that leaves memory reserved (core/model_init.cpp).
 enum class ModelInit {
     None,         // not modelled: init frees what it allocates in sizes the step reuses
@@ -99,6 +104,7 @@ struct Job {
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     ModelInit model_init = ModelInit::None;
+    QloraMatmul qlora_matmul = QloraMatmul::Bitsandbytes;
     bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
     const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
     int64_t lora_rank = 16;
@@ -143,8 +149,8 @@ struct Job {
 // when "framework" names one. Throws InputError("job.<field>").
 Job parse_job(const nlohmann::json& job);
 
-bool trains(const Job& job);
-bool uses_adapters(const Job& job);
+inline bool trains(const Job& job) { return job.mode != Mode::Inference; }
+inline bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
 const char* mode_name(Mode mode);
 const char* optimizer_name(Optimizer optimizer);
@@ -169,6 +175,8 @@ std::vector<const char*> precision_names();
 std::vector<const char*> memory_kind_names();
 const char* model_init_name(ModelInit v);
 std::vector<const char*> model_init_names();
+const char* qlora_matmul_name(QloraMatmul v);
+std::vector<const char*> qlora_matmul_names();
 std::vector<const char*> framework_names();
 
 }  // namespace vramcalc

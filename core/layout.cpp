@@ -33,13 +33,6 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
     return l;
 }
 
-double shard(const Layout& l, int zero_stage_needed) {
-    double d = static_cast<double>(l.tp * l.pp);
-    // Context-parallel ranks hold the same weights, so ZeRO shards over them too (Megatron: dp × cp).
-    if (l.zero >= zero_stage_needed) d *= static_cast<double>(l.dp * l.cp);
-    return d;
-}
-
 std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu) {
     std::string parts;
     if (l.tp > 1) parts += "TP " + count(l.tp);

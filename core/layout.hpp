@@ -21,7 +21,11 @@ Layout resolve_layout(const ModelConfig& config, const Job& job);
 // Sharding divisor for a model state under TP × PP and ZeRO. ZeRO paper
 // (Rajbhandari et al. 2019, Fig. 1): stage 1 partitions optimizer states,
 // stage 2 also gradients, stage 3 also weights, over the dp (× cp) ranks.
-double shard(const Layout& l, int zero_stage_needed);
+// Context-parallel ranks hold the same weights, so ZeRO shards over them too (Megatron: dp × cp).
+inline double shard(const Layout& l, int zero_stage_needed) {
+    const double d = static_cast<double>(l.tp * l.pp);
+    return l.zero >= zero_stage_needed ? d * static_cast<double>(l.dp * l.cp) : d;
+}
 // ", ÷ 8 (TP 2 × ZeRO-3 over 4) = 2.01 GB per GPU", or "" when not divided.
 std::string shard_text(const Layout& l, int zero_stage_needed, double per_gpu);
 

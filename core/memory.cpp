@@ -17,12 +17,6 @@ const char* term_label(int term) {
     return labels[term];
 }
 
-double Breakdown::total() const {
-    double t = 0;
-    for (double b : bytes) t += b;
-    return t;
-}
-
 Breakdown compute_breakdown(const Model& m, const Job& job, bool explain) {
     return run_step(make_plan(m, job), resolve_layout(m.config, job), explain).breakdown;
 }

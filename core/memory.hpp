@@ -31,10 +31,16 @@ enum TermIndex { kWeights, kGradients, kOptimizer, kActivations, kLogits, kBuffe
 const char* term_key(int term);    // "weights", "gradients", ...
 const char* term_label(int term);  // "Weights", "Gradients", ...
 
+inline double sum_of(const std::array<double, kTermCount>& bytes) {
+    double t = 0;
+    for (double b : bytes) t += b;
+    return t;
+}
+
 struct Breakdown {
     std::array<double, kTermCount> bytes{};        // per GPU
     std::array<std::string, kTermCount> why{};     // filled only when explanations are asked for
-    double total() const;
+    double total() const { return sum_of(bytes); }
 };
 
 // One moment of a training step and the bytes live then, by term (no overhead).
@@ -42,7 +48,7 @@ struct Phase {
     const char* key = "";
     const char* label = "";
     std::array<double, kTermCount> bytes{};
-    double total() const;
+    double total() const { return sum_of(bytes); }
 };
 struct Timeline {
     std::array<Phase, 4> phases{};

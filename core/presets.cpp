@@ -36,6 +36,7 @@ const std::vector<Preset> kPresets = {
          {"loss", "\"chunked\"", "torchtune modules/loss CEWithChunkedOutputLoss (num_output_chunks 8) in current configs"},
          {"checkpointing", "\"full\"", "torchtune configs enable_activation_checkpointing: True"},
          {"adapter_dtype", "\"bf16\"", "torchtune lora recipes: adapters created in the model dtype"},
+         {"qlora_matmul", "\"torchao\"", "torchtune modules/low_precision: linear_nf4 (torchao dtypes/nf4tensor.py LinearNF4 keeps the NF4 weight only)"},
          {"report", "\"allocated\"", "torchtune training/memory.py get_memory_stats: peak_memory_active"},
          {"overhead_gb", "0", "active bytes count torch tensors only"},
      }},

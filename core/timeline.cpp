@@ -140,12 +140,6 @@ std::string buffers_why(const StepBuffers& sb) {
 
 }  // namespace
 
-double Phase::total() const {
-    double t = 0;
-    for (double b : bytes) t += b;
-    return t;
-}
-
 Step run_step(const Plan& p, const Layout& l, bool explain) {
     Step s;
     double cached = 0;

@@ -157,11 +157,9 @@ MISSES = {
     "TITAN-31-8B-02": "torch.compile of each block under per-op checkpointing saves 5.4 GiB measured; vramcalc's "
                       "compile flag models compiled norms, SwiGLU and a compiled loss, not what compiling torchtitan's "
                       "blocks changes under that policy: -17 %",
-    "LITGPT-RT-L2-7B-QLORA-NF4": "unexplained: LitGPT's QLoRA rows are 23-35 % above vramcalc while its LoRA rows of the "
-                                 "same tables are within 11 %; the figure is max_memory_allocated over the whole run "
-                                 "(init, quantizing load and a final validation generate included)",
-    "LITGPT-RT-L2-13B-QLORA-NF4": "unexplained: as LITGPT-RT-L2-7B-QLORA-NF4",
-    "LITGPT-HUB-32-3B-QLORA": "unexplained: as LITGPT-RT-L2-7B-QLORA-NF4",
+    "LITGPT-HUB-32-3B-QLORA": "LitGPT quantizes lm_head too and, in the loss, dequantizes it to fp16 and copies it to bf16 "
+                              "(both live at the peak: 4 x 128256 x 3072 bytes = 1.6 GB), and its 3B checkpoint "
+                              "conversion unties the head; vramcalc keeps the head in bf16 as PEFT does: -26 %",
     "LORA-FQ-offload-b10": "unexplained: 3.8 GB below the measured peak, while the QLoRA CPU-offload rows of the "
                            "same benchmark are within 2.5 %; the gap is specific to offloading 16-bit weights "
                            "(FSDP's staging copies of each unit's shard are a candidate, not modelled)",

@@ -392,3 +392,20 @@ TEST_CASE("per-op selective checkpointing (torchtitan): block input, every other
         CHECK(err.field() == "job.checkpointing");
     }
 }
+
+TEST_CASE("QLoRA base layers: bitsandbytes keeps every quantized linear's input, torchao's linear_nf4 none") {
+    // Llama-2-7B, adapters on q and v (no dropout: their shared input is saved either way), 1000 tokens, no
+    // checkpointing. bitsandbytes MatMul4Bit also keeps, per layer, o_proj's input (the attention output
+    // re-laid as h = 4096 values), the MLP input (h) and down_proj's input (the SwiGLU product, I = 11008),
+    // each 2 bytes per value: (2 × 4096 + 11008) × 2 × 1000 tokens × 32 layers = 1,228,800,000 bytes.
+    json job = {{"mode", "qlora"}, {"lora_targets", "q_proj,v_proj"}, {"lora_dropout", 0}, {"seq", 1000},
+                {"attention", "sdpa"}, {"report", "allocated"}};
+    job["qlora_matmul"] = "bitsandbytes";
+    const Breakdown bnb = run("llama-2-7b", job);
+    job["qlora_matmul"] = "torchao";
+    const Breakdown ao = run("llama-2-7b", job);
+    CHECK(term(bnb, kActivations) - term(ao, kActivations) == doctest::Approx(1'228'800'000.0));
+    // torchtune's preset says torchao; the default (PEFT, fsdp_qlora, LitGPT) is bitsandbytes.
+    CHECK(test::job({{"framework", "torchtune"}, {"mode", "qlora"}}).qlora_matmul == QloraMatmul::Torchao);
+    CHECK(test::job({{"mode", "qlora"}}).qlora_matmul == QloraMatmul::Bitsandbytes);
+}

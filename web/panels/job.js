@@ -13,6 +13,7 @@ const titles = {
   framework: { custom: 'None (plain PyTorch)', hf: 'Hugging Face Trainer + PEFT', accelerate_fsdp: 'Accelerate FSDP', torchtune: 'torchtune',
     deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth', torchtitan: 'torchtitan' },
   model_init: { none: 'Not modelled', 'torchao_0.1_nf4': 'torchtune 0.1 QLoRA (torchao 0.1 NF4, replayed)' },
+  qlora_matmul: { bitsandbytes: 'bitsandbytes (keeps each layer input)', torchao: 'torchao linear_nf4 (torchtune)' },
   engine: { custom: 'None (plain sum)', hf: 'transformers generate', vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp', ollama: 'Ollama' },
   precision: { master: '16-bit + fp32 master copy', pure: 'Pure 16-bit', autocast: 'fp32 weights, 16-bit autocast' },
   loss: { full: 'Full logits, fp32 inside the loss', full_fp32: 'fp32 logits kept through backward', chunked: 'Chunked (torchtune)',
