@@ -89,11 +89,14 @@ std::vector<double> sweep_rows(const Model& model, Job job, const Axis& axis, co
     const Plan fixed = make_plan(model, job);  // refers to `job`, which each point updates
     for (int64_t v : values) {
         job.*axis.member = v;
-        const Breakdown b = plan_fixed ? run_step(fixed, resolve_layout(model.config, job), false).breakdown
-                                       : compute_breakdown(model, job, false);
         rows.push_back(static_cast<double>(v));
-        rows.insert(rows.end(), b.bytes.begin(), b.bytes.end());  // exactly the estimate's terms (tests compare them)
-        rows.push_back(b.total());
+        // exactly the estimate's terms (tests compare them); the step is read in place, not copied
+        const auto append = [&rows](const Breakdown& b) {
+            rows.insert(rows.end(), b.bytes.begin(), b.bytes.end());
+            rows.push_back(b.total());
+        };
+        if (plan_fixed) append(run_step(fixed, resolve_layout(model.config, job), false).breakdown);
+        else append(compute_breakdown(model, job, false));
     }
     return rows;
 }
