@@ -191,12 +191,10 @@ const char* kKnownFields =
 
 }  // namespace
 
-
 const char* mode_name(Mode v) { return name_of(kModes, v); }
 const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
 const char* checkpointing_name(Checkpointing v) { return name_of(kCheckpointing, v); }
 const char* attention_name(Attention v) { return name_of(kAttention, v); }
-const char* model_init_name(ModelInit v) { return name_of(kModelInit, v); }
 const char* loss_name(Loss v) { return name_of(kLoss, v); }
 const char* precision_name(Precision v) { return name_of(kPrecision, v); }
 const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
@@ -209,6 +207,7 @@ bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || j
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
+const char* model_init_name(ModelInit v) { return name_of(kModelInit, v); }
 std::vector<const char*> model_init_names() { return names_of(kModelInit); }
 const char* qlora_matmul_name(QloraMatmul v) { return name_of(kQloraMatmul, v); }
 std::vector<const char*> qlora_matmul_names() { return names_of(kQloraMatmul); }

@@ -103,9 +103,22 @@ struct Replay {
 };
 
 struct Linear {
-    double in, out;
+    int64_t in, out;
     bool adapter;
 };
+
+// One decoder layer's linears in the model's tensor order, each with or without an adapter:
+// what the replay builds, and (with the config's sizes) what its memo is keyed by.
+std::vector<Linear> layer_linears(const Plan& p) {
+    const int64_t layers = std::max<int64_t>(1, p.m.config.layers);
+    std::vector<Linear> linears;
+    for (const Tensor& t : p.m.tensors) {
+        if (!t.is_linear()) continue;
+        const bool adapter = std::find(p.lora.begin(), p.lora.end(), &t) != p.lora.end();
+        for (int64_t k = 0; k < std::max<int64_t>(1, t.copies / layers); ++k) linears.push_back({t.in, t.out, adapter});
+    }
+    return linears;
+}
 
 // RotaryPositionalEmbeddings (torchtune modules/position_embeddings.py, 0.1): theta (fp32,
 // head_dim/2), then _build_rope_cache over max_seq_len positions: seq_idx, idx_theta, cos
@@ -127,29 +140,24 @@ std::vector<Handle> rope(Replay& r, double head_dim, double positions) {
 // NF4Tensor clone override requantizes to_nf4(get_original_weight())); the template is then
 // dropped. load_state_dict copies each checkpoint weight to the GPU and swaps in its to_nf4
 // (torchtune utils/_register_nf4_dispatch_ops.py inplace_copy).
-InitReplay torchtune_qlora_init(const Plan& p) {
+InitReplay torchtune_qlora_init(const Plan& p, const std::vector<Linear>& linears) {
     const ModelConfig& c = p.m.config;
     const double L = static_cast<double>(std::max<int64_t>(1, c.layers));
     const double D = static_cast<double>(c.hidden);
     const double head_dim = static_cast<double>(c.head_dim > 0 ? c.head_dim : c.hidden / std::max<int64_t>(1, c.heads));
     const double positions = static_cast<double>(c.context_length > 0 ? c.context_length : 4096);
     const double rank = static_cast<double>(p.job.lora_rank);
-    std::vector<Linear> linears;
-    for (const Tensor& t : p.m.tensors) {
-        if (!t.is_linear()) continue;
-        const bool adapter = std::find(p.lora.begin(), p.lora.end(), &t) != p.lora.end();
-        for (int64_t k = 0; k < std::max<int64_t>(1, t.copies / std::max<int64_t>(1, c.layers)); ++k)
-            linears.push_back({static_cast<double>(t.in), static_cast<double>(t.out), adapter});
-    }
+    const auto elements = [](const Linear& w) { return static_cast<double>(w.in) * static_cast<double>(w.out); };
     Replay r;
     auto adapters = [&](const Linear& w, std::vector<Handle>& kept) {
-        if (w.adapter) kept.insert(kept.end(), {r.alloc(2 * rank * w.in), r.alloc(2 * w.out * rank)});  // lora_a, lora_b (bf16)
+        if (w.adapter)  // lora_a, lora_b (bf16)
+            kept.insert(kept.end(), {r.alloc(2 * rank * static_cast<double>(w.in)), r.alloc(2 * static_cast<double>(w.out) * rank)});
     };
     // The template layer.
     std::vector<Nf4> template_weights;
     std::vector<Handle> template_kept;
     for (size_t k = 0; k < linears.size(); ++k) {
-        const double n = linears[k].in * linears[k].out;
+        const double n = elements(linears[k]);
         const Handle w = r.alloc(2 * n);
         template_weights.push_back(r.to_nf4(n));
         r.release({w});
@@ -171,7 +179,7 @@ InitReplay torchtune_qlora_init(const Plan& p) {
         r.alloc(2 * D);
         std::vector<Handle> kept;
         for (size_t k = 0; k < linears.size(); ++k) {
-            const double n = linears[k].in * linears[k].out;
+            const double n = elements(linears[k]);
             const Handle w = r.dequantize(n);
             const Nf4 fresh = r.to_nf4(n);
             r.release({w});
@@ -188,7 +196,7 @@ InitReplay torchtune_qlora_init(const Plan& p) {
     // load_state_dict: each weight copied to the GPU, quantized, swapped in.
     for (auto& layer : layers) {
         for (size_t k = 0; k < linears.size(); ++k) {
-            const double n = linears[k].in * linears[k].out;
+            const double n = elements(linears[k]);
             const Handle src = r.alloc(2 * n);
             const Nf4 fresh = r.to_nf4(n);
             r.release({src});
@@ -203,20 +211,17 @@ InitReplay torchtune_qlora_init(const Plan& p) {
 
 InitReplay model_init_replay(const Plan& p) {
     if (p.job.model_init == ModelInit::None) return {};
-    // Keyed by what the replay reads: the tensors' shapes, the adapters, the rank.
+    // Keyed by what the replay reads: the config's sizes, the rank, the layer's linears.
+    const std::vector<Linear> linears = layer_linears(p);
     std::string key;
     const ModelConfig& c = p.m.config;
     for (int64_t v : {c.layers, c.hidden, c.heads, c.head_dim, c.context_length, c.vocab, int64_t{c.tied_embeddings}, p.job.lora_rank})
         key += std::to_string(v) + ",";
-    for (const Tensor& t : p.m.tensors) {
-        if (!t.is_linear()) continue;
-        const bool adapter = std::find(p.lora.begin(), p.lora.end(), &t) != p.lora.end();
-        key += std::to_string(t.in) + "x" + std::to_string(t.out) + "x" + std::to_string(t.copies) + (adapter ? "a;" : ";");
-    }
+    for (const Linear& w : linears) key += std::to_string(w.in) + "x" + std::to_string(w.out) + (w.adapter ? "a;" : ";");
     thread_local std::map<std::string, InitReplay> memo;
     if (auto it = memo.find(key); it != memo.end()) return it->second;
     if (memo.size() >= 16) memo.clear();
-    return memo[key] = torchtune_qlora_init(p);
+    return memo[key] = torchtune_qlora_init(p, linears);
 }
 
 }  // namespace vramcalc

@@ -24,7 +24,6 @@ using nlohmann::json;
 // A chart of a few hundred points is plenty; more is a mistake or an attack.
 constexpr size_t kMaxPoints = 4096;
 
-
 // The job fields a chart may sweep, with parse_job's limits for them
 // (core/job.cpp read_field: batch 1..1e6, seq 1..1e8, lora_rank 1..65536).
 struct Axis {
@@ -73,10 +72,6 @@ double nice_step(double max_value) {
         if (m * power >= rough) return m * power;
     return 10 * power;
 }
-
-}  // namespace
-
-namespace {
 
 // Row-major numbers, one row per value: the value, each term's bytes, the total
 // (kSweepColumns wide). The plan (LoRA targets, trainable count, largest tensors)

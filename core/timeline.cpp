@@ -20,21 +20,24 @@ std::string count(int64_t n) { return std::to_string(n); }
 // Reserved: the step's live tensors plus the allocator's slack and what a wrap left cached,
 // or, when model init left more reserved (core/model_init.cpp), that: the caching allocator
 // keeps its segments and the step's tensors are served from them.
-double reserved_bytes(const Job& job, double allocated, double cached_load, double init_reserved) {
-    return std::max(allocated * (1 + job.fragmentation) + cached_load, init_reserved);
+struct Reserved {
+    double step = 0, init = 0;
+    double total() const { return std::max(step, init); }
+    bool init_rules() const { return init > step; }
+};
+Reserved reserved_at_peak(const Job& job, double allocated, double cached_load, double init_reserved) {
+    return {allocated * (1 + job.fragmentation) + cached_load, init_reserved};
 }
 
-double overhead_term(const Job& job, double allocated, double cached_load, double init_reserved, double outside_torch,
+double overhead_term(const Job& job, double allocated, double cached_load, const Reserved& reserved, double outside_torch,
                      std::string* why) {
-    const double reserved = reserved_bytes(job, allocated, cached_load, init_reserved);
-    const bool init_rules = init_reserved > allocated * (1 + job.fragmentation) + cached_load;
-    const double slack = job.report == MemoryKind::Allocated ? 0 : reserved - allocated;
+    const double slack = job.report == MemoryKind::Allocated ? 0 : reserved.total() - allocated;
     const double context = job.report == MemoryKind::Device ? job.overhead_gb * kBytesPerGB + outside_torch : 0;
     if (why) {
         if (job.report == MemoryKind::Allocated)
             *why = "none: allocated memory counts live tensors only (torch max_memory_allocated)";
         else
-            *why = (init_rules ? "the caching allocator still holds " + gb_text(init_reserved) +
+            *why = (reserved.init_rules() ? "the caching allocator still holds " + gb_text(reserved.init) +
                                      " reserved by model init (replayed allocation by allocation: " + model_init_name(job.model_init) +
                                      "), " + gb_text(slack) + " more than the step's live tensors"
                                : "allocator slack " + printf_text("%.0f%%", job.fragmentation * 100) + " of " + gb_text(allocated) +
@@ -182,9 +185,9 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
     }
     s.allocated = b.total();
     const double paged = trains(p.job) && p.job.paged_optimizer && !p.job.offload_optimizer ? O : 0;
-    const double init_reserved = trains(p.job) ? model_init_replay(p).reserved : 0;
-    b.bytes[kOverhead] = overhead_term(p.job, s.allocated, cached, init_reserved, paged, why(kOverhead));
-    s.reserved = reserved_bytes(p.job, s.allocated, cached, init_reserved);
+    const Reserved reserved = reserved_at_peak(p.job, s.allocated, cached, model_init_replay(p).reserved);
+    b.bytes[kOverhead] = overhead_term(p.job, s.allocated, cached, reserved, paged, why(kOverhead));
+    s.reserved = reserved.total();
     s.device = s.reserved + p.job.overhead_gb * kBytesPerGB + paged;
     if (!trains(p.job) && s.serving.device > 0) {
         s.serving.fits = b.total() <= s.serving.device;
