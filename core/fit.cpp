@@ -38,12 +38,6 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
 
 }  // namespace
 
-int64_t inference_tp(const ModelConfig& c, int64_t n) {
-    for (int64_t t = std::min<int64_t>(n, 8); t > 1; --t)
-        if (n % t == 0 && (c.heads <= 0 || c.heads % t == 0)) return t;
-    return 1;
-}
-
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;
     for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
@@ -84,7 +78,15 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
             if (total_at(mid * step, total) && total <= f.capacity_bytes) hi = mid;
             else lo = mid;
         }
+        // Counts between two multiples also have layouts (TP 4 × PP 33 = 132 for 128 heads), and
+        // per-GPU memory is not monotonic across layouts: the first count in the last bracket that
+        // fits, as the fewest-GPUs answer (core/inverse.cpp), which tries every count, finds.
         f.gpus_needed = hi * step;
+        for (int64_t n = (hi - 1) * step + 1; n < hi * step; ++n)
+            if (total_at(n, total) && total <= f.capacity_bytes) {
+                f.gpus_needed = n;
+                break;
+            }
     }
     return fits;
 }

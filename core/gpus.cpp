@@ -19,44 +19,58 @@ constexpr double kPcie3 = 15.75, kPcie4 = 31.5, kPcie5 = 63.0;
 //   since training and inference frameworks accumulate in FP32.
 // - Link bandwidth is per GPU per direction: NVIDIA's "NVLink 900 GB/s" is
 //   bidirectional, so 450 GB/s each way.
-// - memory_gib is the usable capacity; NVIDIA's and AMD's "GB" are GiB
-//   (A100 80GB: 81920 MiB). Where the usable figure differs it is noted.
+// - memory_gib is the usable capacity: what PyTorch can allocate at most,
+//   torch.cuda.get_device_properties().total_memory (the "total capacity" of
+//   its out-of-memory message), a little below the box's figure (ECC and
+//   driver reservations). Each "usable:" line cites a published figure; where
+//   none is published the marketed figure stands (NVIDIA's and AMD's "GB" are GiB).
 const Gpu kCatalog[] = {
     // ---- ids the page and tests already use (kept first so equal capacities list them first)
     // T4 datasheet (NVIDIA Tesla T4, 2019): 8.1 FP32, 65 FP16 mixed, 320 GB/s, PCIe 3.0.
-    {"t4", "Tesla T4 16GB", 16, 16, "NVIDIA", 8.1, 0, 65, 0, 0, 0.32, "PCIe 3.0 x16", kPcie3, 1, kPcie3, 4,
+    // usable: PyTorch "total capacity of 14.56 GiB" on a Tesla T4 (2025 drivers; Zheng-Chong/CatVTON#133,
+    //   AlphaGPU/leetgpu-challenges#52); older drivers 14.73-14.76 (hpcaitech/Open-Sora#697)
+    {"t4", "Tesla T4 16GB", 14.56, 16, "NVIDIA", 8.1, 0, 65, 0, 0, 0.32, "PCIe 3.0 x16", kPcie3, 1, kPcie3, 4,
      "NVIDIA Tesla T4 datasheet"},
     // GA102 whitepaper (NVIDIA Ampere GA102 GPU Architecture, 2020), RTX 3090 column: 35.6 FP32,
     // 71 FP16 tensor FP32-acc dense, 936 GB/s; NVLink bridge 112.5 GB/s total (2 cards).
-    {"rtx3090", "RTX 3090 24GB", 24, 24, "NVIDIA", 35.6, 35.6, 71, 0, 0, 0.936, "NVLink bridge (2 cards)", 56.25, 2,
+    // usable: PyTorch "23.70 GiB total capacity" on an RTX 3090 under Linux (GaoLii/DSP#10; Windows reports 24.00)
+    {"rtx3090", "RTX 3090 24GB", 23.7, 24, "NVIDIA", 35.6, 35.6, 71, 0, 0, 0.936, "NVLink bridge (2 cards)", 56.25, 2,
      kPcie4, 4, "NVIDIA Ampere GA102 GPU Architecture whitepaper"},
     // Ada whitepaper (NVIDIA Ada GPU Architecture, 2022), RTX 4090: 82.6 FP32, 165.2 FP16 tensor
     // FP32-acc, 330.3 FP8 FP32-acc, 1008 GB/s, PCIe 4.0, no NVLink.
-    {"rtx4090", "RTX 4090 24GB", 24, 24, "NVIDIA", 82.6, 82.6, 165.2, 330.3, 0, 1.008, "PCIe 4.0 x16", kPcie4, 1,
+    // usable: PyTorch "total capacity of 23.64 GiB" on an RTX 4090 (ali-vilab/VGen#104, 3DTopia/Phidias-Diffusion#8)
+    {"rtx4090", "RTX 4090 24GB", 23.64, 24, "NVIDIA", 82.6, 82.6, 165.2, 330.3, 0, 1.008, "PCIe 4.0 x16", kPcie4, 1,
      kPcie4, 4, "NVIDIA Ada GPU Architecture whitepaper"},
     // L4 datasheet: 30.3 FP32, TF32 120 / BF16 242 / FP8 485 sparse, 300 GB/s, PCIe 4.0.
-    {"l4", "L4 24GB", 24, 24, "NVIDIA", 30.3, 60, 121, 242.5, 0, 0.3, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
+    // usable: nvidia-smi 23034MiB on an L4 (lmstudio-ai/lmstudio-bug-tracker#1638); no published PyTorch figure
+    //   found, which on the A10G is 0.5 GiB below nvidia-smi
+    {"l4", "L4 24GB", 22.49, 24, "NVIDIA", 30.3, 60, 121, 242.5, 0, 0.3, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
      "NVIDIA L4 Tensor Core GPU datasheet"},
     // Blackwell RTX whitepaper (NVIDIA RTX Blackwell GPU Architecture, 2025), RTX 5090: 104.8 FP32,
     // 209.5 FP16 tensor FP32-acc, FP8 419, FP4 1676 dense (3352 AI TOPS sparse), 1792 GB/s, PCIe 5.0.
-    {"rtx5090", "RTX 5090 32GB", 32, 32, "NVIDIA", 104.8, 104.8, 209.5, 419, 1676, 1.792, "PCIe 5.0 x16", kPcie5, 1,
+    // usable: PyTorch "total capacity of 31.37 GiB" on an RTX 5090 (Wan-Video/Wan2.1#465)
+    {"rtx5090", "RTX 5090 32GB", 31.37, 32, "NVIDIA", 104.8, 104.8, 209.5, 419, 1676, 1.792, "PCIe 5.0 x16", kPcie5, 1,
      kPcie5, 4, "NVIDIA RTX Blackwell GPU Architecture whitepaper"},
     // A100 datasheet (NVIDIA A100 Tensor Core GPU, 2021), SXM: 19.5 FP32, 156 TF32, 312 BF16,
     // 40GB 1,555 GB/s, NVLink 3 600 GB/s (NVSwitch, 8 per HGX board).
-    {"a100-40", "A100 40GB", 40, 40, "NVIDIA", 19.5, 156, 312, 0, 0, 1.555, "NVLink 3 (NVSwitch)", 300, 8, kPcie4, 8,
+    // usable: PyTorch "total capacity of 39.50 GiB" on an A100 40GB (TianheWu/CoSeR#10)
+    {"a100-40", "A100 40GB", 39.5, 40, "NVIDIA", 19.5, 156, 312, 0, 0, 1.555, "NVLink 3 (NVSwitch)", 300, 8, kPcie4, 8,
      "NVIDIA A100 Tensor Core GPU datasheet (SXM)"},
     // RTX A6000 datasheet: 38.7 FP32, 309.7 tensor TFLOPS sparse, 768 GB/s, NVLink bridge 112.5 GB/s.
     {"rtxa6000", "RTX A6000 48GB", 48, 48, "NVIDIA", 38.7, 77.4, 154.8, 0, 0, 0.768, "NVLink bridge (2 cards)", 56.25, 2,
      kPcie4, 8, "NVIDIA RTX A6000 datasheet"},
     // L40S datasheet: 91.6 FP32, TF32 366 / BF16 733 / FP8 1466 sparse, 864 GB/s, PCIe 4.0.
-    {"l40s", "L40S 48GB", 48, 48, "NVIDIA", 91.6, 183, 362, 733, 0, 0.864, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
+    // usable: PyTorch "total capacity of 44.53 GiB" on an L40S 48GB (Wan-Video/Wan2.1#205)
+    {"l40s", "L40S 48GB", 44.53, 48, "NVIDIA", 91.6, 183, 362, 733, 0, 0.864, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
      "NVIDIA L40S datasheet"},
     // A100 datasheet, SXM 80GB: 2,039 GB/s.
-    {"a100-80", "A100 80GB", 80, 80, "NVIDIA", 19.5, 156, 312, 0, 0, 2.039, "NVLink 3 (NVSwitch)", 300, 8, kPcie4, 8,
+    // usable: PyTorch "total capacity of 79.14 GiB" on an A100 80GB (lianqi1008/Control-GIC#6; 79.10-79.25 elsewhere)
+    {"a100-80", "A100 80GB", 79.14, 80, "NVIDIA", 19.5, 156, 312, 0, 0, 2.039, "NVLink 3 (NVSwitch)", 300, 8, kPcie4, 8,
      "NVIDIA A100 Tensor Core GPU datasheet (SXM)"},
     // H100 datasheet (NVIDIA H100 Tensor Core GPU), SXM: 67 FP32, TF32 989 / BF16 1,979 / FP8 3,958
     // sparse, 3.35 TB/s, NVLink 4 900 GB/s.
-    {"h100", "H100 80GB", 80, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
+    // usable: PyTorch "total capacity of 79.11 GiB" on H100 80GB (vllm-project/vllm#27508, NVIDIA-NeMo/RL#2814)
+    {"h100", "H100 80GB", 79.11, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
      "NVIDIA H100 Tensor Core GPU datasheet (SXM)"},
     // H200 datasheet: 141 GB HBM3e, 4.8 TB/s; compute as H100 SXM; NVLink 900 GB/s.
     {"h200", "H200 141GB", 141, 141, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 4.8, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
@@ -64,7 +78,8 @@ const Gpu kCatalog[] = {
     // DGX B200 datasheet: 1,440 GB for 8 GPUs (180 usable of 192 on the package), 64 TB/s;
     // HGX B200: FP4 144 / FP8 72 / BF16 36 / TF32 18 PFLOPS sparse for 8, FP32 600 TFLOPS for 8;
     // NVLink 5 1.8 TB/s per GPU.
-    {"b200", "B200 192GB (180 usable)", 180, 192, "NVIDIA", 75, 1125, 2250, 4500, 9000, 8, "NVLink 5 (NVSwitch)", 900, 8,
+    // usable: CUDA totalGlobalMem "178.35 GB" printed for a B200 (pytorch/ao#4002), the value torch reads
+    {"b200", "B200 192GB", 178.35, 192, "NVIDIA", 75, 1125, 2250, 4500, 9000, 8, "NVLink 5 (NVSwitch)", 900, 8,
      kPcie5, 8, "NVIDIA DGX B200 / HGX B200 datasheets"},
     // AMD Instinct MI300X datasheet: 163.4 FP32 matrix, 653.7 TF32, 1,307.4 BF16, 2,614.9 FP8
     // (dense), 192 GB HBM3, 5.3 TB/s; Infinity Fabric 7 links, 896 GB/s aggregate peer bandwidth.
@@ -74,10 +89,13 @@ const Gpu kCatalog[] = {
     // ---- consumer cards (GeForce: FP32-accumulate tensor rate, see above)
     // GA106: RTX 3060 12GB, 28 SMs × 1,024 FP16 FLOP/clk/SM × 1.777 GHz = 51 FP16-acc, half with FP32 acc;
     // 12.7 FP32, 360 GB/s (NVIDIA GeForce RTX 3060 specifications page; GA102 whitepaper per-SM rates).
-    {"rtx3060", "RTX 3060 12GB", 12, 12, "NVIDIA", 12.7, 12.7, 25.5, 0, 0, 0.36, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 4,
+    // usable: PyTorch "11.75 GiB total capacity" on an RTX 3060 (Kunhao-Liu/StyleGaussian#12; 11.76 in
+    //   TencentARC/PhotoMaker#47)
+    {"rtx3060", "RTX 3060 12GB", 11.75, 12, "NVIDIA", 12.7, 12.7, 25.5, 0, 0, 0.36, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 4,
      "NVIDIA GeForce RTX 3060 specifications; Ampere GA102 whitepaper per-SM tensor rate"},
     // Ada whitepaper rates × RTX 4060 Ti (34 SMs, 2.535 GHz): 22.1 FP32, 44.1 FP16 FP32-acc, 88.3 FP8; 288 GB/s.
-    {"rtx4060ti-16", "RTX 4060 Ti 16GB", 16, 16, "NVIDIA", 22.1, 22.1, 44.1, 88.3, 0, 0.288, "PCIe 4.0 x8", kPcie4 / 2, 1,
+    // usable: PyTorch "total capacity of 15.55 GiB" on a 4060 Ti 16G (boson-ai/higgs-audio#48)
+    {"rtx4060ti-16", "RTX 4060 Ti 16GB", 15.55, 16, "NVIDIA", 22.1, 22.1, 44.1, 88.3, 0, 0.288, "PCIe 4.0 x8", kPcie4 / 2, 1,
      kPcie4 / 2, 4, "NVIDIA Ada GPU Architecture whitepaper (per-SM rates); GeForce RTX 4060 Ti specifications"},
     // Ada whitepaper rates × RTX 4070 (46 SMs, 2.475 GHz): 29.1 FP32, 58.3 FP16 FP32-acc, 116.6 FP8; 504 GB/s.
     {"rtx4070", "RTX 4070 12GB", 12, 12, "NVIDIA", 29.1, 29.1, 58.3, 116.6, 0, 0.504, "PCIe 4.0 x16", kPcie4, 1, kPcie4,
@@ -99,34 +117,45 @@ const Gpu kCatalog[] = {
     // ---- data center, NVIDIA
     // V100 datasheet (NVIDIA Tesla V100, SXM2): 15.7 FP32, 125 FP16 tensor (no BF16), 900 GB/s,
     // NVLink 2 300 GB/s (DGX-1 hybrid cube mesh of 8).
-    {"v100-16", "V100 16GB", 16, 16, "NVIDIA", 15.7, 0, 125, 0, 0, 0.9, "NVLink 2", 150, 8, kPcie3, 8,
+    // usable: PyTorch "15.78 GiB total capacity" on a 16G V100 (kchengiva/Shift-GCN#34)
+    {"v100-16", "V100 16GB", 15.78, 16, "NVIDIA", 15.7, 0, 125, 0, 0, 0.9, "NVLink 2", 150, 8, kPcie3, 8,
      "NVIDIA Tesla V100 datasheet (SXM2)"},
-    {"v100-32", "V100 32GB", 32, 32, "NVIDIA", 15.7, 0, 125, 0, 0, 0.9, "NVLink 2", 150, 8, kPcie3, 8,
+    // usable: PyTorch "31.74 GiB total capacity" on V100 32GB (liucongg/ChatGLM-Finetuning#73, haotian-liu/LLaVA#812)
+    {"v100-32", "V100 32GB", 31.74, 32, "NVIDIA", 15.7, 0, 125, 0, 0, 0.9, "NVLink 2", 150, 8, kPcie3, 8,
      "NVIDIA Tesla V100 datasheet (SXM2)"},
     // A10 datasheet: 31.2 FP32, TF32 125 / BF16 250 sparse, 600 GB/s, PCIe 4.0.
-    {"a10", "A10 24GB", 24, 24, "NVIDIA", 31.2, 62.5, 125, 0, 0, 0.6, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 4,
+    // usable: PyTorch "total capacty of 21.99 GiB" on Lambda A10 (zai-org/CogVLM#236)
+    {"a10", "A10 24GB", 21.99, 24, "NVIDIA", 31.2, 62.5, 125, 0, 0, 0.6, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 4,
      "NVIDIA A10 Tensor Core GPU datasheet"},
     // A10G (AWS G5 only): 24 GB, 600 GB/s (AWS EC2 G5 page); NVIDIA publishes no datasheet: the tensor
     // rate is the commonly quoted 70 TFLOPS FP16, an approximation.
-    {"a10g", "A10G 24GB", 24, 24, "NVIDIA", 31.2, 35, 70, 0, 0, 0.6, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
+    // usable: PyTorch "total capacty of 21.99 GiB" on A10G (bigcode-project/starcoder#151; SageMaker g5.12xlarge:
+    //   aws-samples/amazon-sagemaker-llm-fine-tuning-remote-decorator#2)
+    {"a10g", "A10G 24GB", 21.99, 24, "NVIDIA", 31.2, 35, 70, 0, 0, 0.6, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
      "AWS EC2 G5 instance specifications (tensor rate approximate)"},
     // L40 datasheet: 90.5 FP32, TF32 181 / BF16 362 / FP8 724 sparse, 864 GB/s.
-    {"l40", "L40 48GB", 48, 48, "NVIDIA", 90.5, 90.5, 181, 362, 0, 0.864, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
+    // usable: PyTorch "total capacity of 44.40 GiB" on an L40 (NVlabs/Eagle#68)
+    {"l40", "L40 48GB", 44.4, 48, "NVIDIA", 90.5, 90.5, 181, 362, 0, 0.864, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 8,
      "NVIDIA L40 datasheet"},
     // A100 datasheet, PCIe: 40GB 1,555 GB/s, 80GB 1,935 GB/s; NVLink bridge 600 GB/s for 2 GPUs.
-    {"a100-40-pcie", "A100 40GB PCIe", 40, 40, "NVIDIA", 19.5, 156, 312, 0, 0, 1.555, "NVLink bridge (2 GPUs)", 300, 2,
+    // usable: as the SXM A100 40GB (no separate PCIe figure published)
+    {"a100-40-pcie", "A100 40GB PCIe", 39.5, 40, "NVIDIA", 19.5, 156, 312, 0, 0, 1.555, "NVLink bridge (2 GPUs)", 300, 2,
      kPcie4, 8, "NVIDIA A100 Tensor Core GPU datasheet (PCIe)"},
-    {"a100-80-pcie", "A100 80GB PCIe", 80, 80, "NVIDIA", 19.5, 156, 312, 0, 0, 1.935, "NVLink bridge (2 GPUs)", 300, 2,
+    // usable: as the SXM A100 80GB (no separate PCIe figure published)
+    {"a100-80-pcie", "A100 80GB PCIe", 79.14, 80, "NVIDIA", 19.5, 156, 312, 0, 0, 1.935, "NVLink bridge (2 GPUs)", 300, 2,
      kPcie4, 8, "NVIDIA A100 Tensor Core GPU datasheet (PCIe)"},
     // H100 datasheet, PCIe: 51 FP32, TF32 756 / BF16 1,513 / FP8 3,026 sparse, 2 TB/s, bridge 600 GB/s.
-    {"h100-pcie", "H100 80GB PCIe", 80, 80, "NVIDIA", 51, 378, 756, 1513, 0, 2.0, "NVLink bridge (2 GPUs)", 300, 2,
+    // usable: as the SXM H100 (no separate PCIe figure published)
+    {"h100-pcie", "H100 80GB PCIe", 79.11, 80, "NVIDIA", 51, 378, 756, 1513, 0, 2.0, "NVLink bridge (2 GPUs)", 300, 2,
      kPcie5, 8, "NVIDIA H100 Tensor Core GPU datasheet (PCIe)"},
     // H100 datasheet, NVL: 60 FP32, TF32 835 / BF16 1,671 / FP8 3,341 sparse, 94 GB, 3.9 TB/s, bridge 600 GB/s.
-    {"h100-nvl", "H100 NVL 94GB", 94, 94, "NVIDIA", 60, 417.5, 835.5, 1670.5, 0, 3.9, "NVLink bridge (2 GPUs)", 300, 2,
+    // usable: PyTorch "total capacity of 93.00 GiB" on an H100 NVL 94GB (ali-vilab/VACE#56)
+    {"h100-nvl", "H100 NVL 94GB", 93, 94, "NVIDIA", 60, 417.5, 835.5, 1670.5, 0, 3.9, "NVLink bridge (2 GPUs)", 300, 2,
      kPcie5, 8, "NVIDIA H100 Tensor Core GPU datasheet (NVL)"},
     // H800 SXM (export variant): H100 SXM compute, NVLink 400 GB/s (NVIDIA H800 datasheet; DeepSeek-V3
     // report §3.1 "NVLink 400GB/s").
-    {"h800", "H800 80GB", 80, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch, 400 GB/s)", 200, 8,
+    // usable: as the H100 SXM (same 80 GB HBM3; no H800 figure published)
+    {"h800", "H800 80GB", 79.11, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch, 400 GB/s)", 200, 8,
      kPcie5, 8, "NVIDIA H800 datasheet; DeepSeek-V3 technical report §3.1"},
     // H20 (export variant): 96 GB HBM3, 4.0 TB/s, 148 BF16, 296 FP8, 44 FP32, NVLink 900 GB/s. NVIDIA
     // publishes no public datasheet; figures from the partner product brief as widely reported.
@@ -145,7 +174,10 @@ const Gpu kCatalog[] = {
     // ---- AMD Instinct (datasheets give dense matrix rates; MI250X is two GCDs in one OAM)
     // MI250X datasheet: 95.7 FP32 matrix, 383 FP16/BF16, 128 GB HBM2e, 3.2 TB/s, Infinity Fabric up
     // to 800 GB/s per OAM; Frontier/El Capitan-class nodes hold 4.
-    {"mi250x", "MI250X 128GB", 128, 128, "AMD", 95.7, 0, 383, 0, 0, 3.2768, "Infinity Fabric", 400, 4, kPcie4, 4,
+    // Each MI250X is two GCDs, and PyTorch (ROCm) sees each GCD as its own 64 GB device
+    // (AMD CDNA 2 white paper: "two Graphics Compute Dies"; ROCm/rocm_smi_lib#160 shows a
+    // 67092480 KB pool per GCD): the figures here are per GCD, half the OAM's, 8 per node.
+    {"mi250x", "MI250X (per GCD) 64GB", 64, 128, "AMD", 47.85, 0, 191.5, 0, 0, 1.6384, "Infinity Fabric", 200, 8, kPcie4, 8,
      "AMD Instinct MI250X datasheet"},
     // MI325X datasheet: MI300X compute, 256 GB HBM3E, 6 TB/s, same Infinity Fabric.
     {"mi325x", "MI325X 256GB", 256, 256, "AMD", 163.4, 653.7, 1307.4, 2614.9, 0, 6.0, "Infinity Fabric (full mesh)", 448,

@@ -10,12 +10,35 @@ namespace {
 std::string count(int64_t n) { return std::to_string(n); }
 }  // namespace
 
+// vLLM and SGLang split attention heads across tensor-parallel ranks (vLLM
+// config.py verify_with_parallel_config: num_attention_heads must be divisible
+// by tensor_parallel_size) and keep TP inside one 8-GPU node, with pipeline
+// stages across nodes (vLLM docs, "Distributed inference and serving").
+int64_t inference_tp(const ModelConfig& c, int64_t n) {
+    for (int64_t t = std::min<int64_t>(n, 8); t > 1; --t)
+        if (n % t == 0 && (c.heads <= 0 || c.heads % t == 0)) return t;
+    return 1;
+}
+
 Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;
     l.pp = job.pp;
     l.cp = trains(job) ? job.cp : 1;
-    l.tp = job.tp > 0 ? job.tp : (trains(job) ? 1 : std::max<int64_t>(1, job.gpus / job.pp));
+    if (job.tp > 0) l.tp = job.tp;
+    else if (trains(job)) l.tp = 1;
+    else if (job.pp > 1) l.tp = std::max<int64_t>(1, job.gpus / job.pp);
+    else {
+        // Inference with neither degree set: the layout the GPU table and the
+        // fewest-GPUs answer use (TP ≤ 8 dividing the heads, stages across), so
+        // every count they name is one this field accepts.
+        l.tp = inference_tp(c, job.gpus);
+        l.pp = job.gpus / l.tp;
+        if (c.layers > 0 && l.pp > c.layers)
+            throw InputError("job.gpus", "no layout for " + count(job.gpus) + " GPUs: tensor parallel " + count(l.tp) +
+                                             " × " + count(l.pp) + " pipeline stages, more stages than the " +
+                                             count(c.layers) + " layers; set tp and pp");
+    }
     if (job.gpus % (l.tp * l.pp * l.cp) != 0)
         throw InputError("job.gpus", "must be a multiple of tp × pp" + std::string(l.cp > 1 ? " × cp" : "") + " (" +
                                          count(l.tp) + " × " + count(l.pp) + (l.cp > 1 ? " × " + count(l.cp) : "") +

@@ -14,6 +14,10 @@ struct Layout {
     int zero = 0;
 };
 
+// Inference's tensor-parallel degree on n GPUs when none is chosen: the
+// largest t ≤ 8 dividing n and the attention heads (the rest are pipeline stages).
+int64_t inference_tp(const ModelConfig& c, int64_t n);
+
 // The layout the job asks for. Throws InputError when the degrees do not
 // multiply to the GPU count or cannot split the model evenly.
 Layout resolve_layout(const ModelConfig& config, const Job& job);

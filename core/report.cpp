@@ -66,11 +66,13 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
         out += printf_string("System RAM: %.2f GB (", e.serving.cpu_bytes / B) + std::to_string(e.serving.gpu_layers) + "/" +
                std::to_string(e.serving.layers) + " layers on the GPU)\n";
-    out += "\nGPU                        memory              this setup  GPUs needed (";
-    out += job.mode == Mode::Inference ? "tensor + pipeline parallel" : "ZeRO-3 / FSDP";
+    out += "\nGPU                        memory                 this setup  GPUs needed (";
+    // fit_gpus (core/fit.cpp) keeps a chosen ZeRO stage and takes ZeRO-3 / FSDP when none is chosen.
+    out += job.mode == Mode::Inference ? "tensor + pipeline parallel"
+                                       : job.zero > 0 ? "ZeRO-" + std::to_string(job.zero) : "ZeRO-3 / FSDP";
     out += ")\n";
     for (const auto& f : e.fits) {
-        out += printf_string("  %-26s", f.name) + printf_string(" %-19s", capacity_text(f.capacity_bytes).c_str()) +
+        out += printf_string("  %-26s", f.name) + printf_string(" %-22s", capacity_text(f.capacity_bytes).c_str()) +
                printf_string(" %-10s  ", f.fits_as_configured ? "fits" : "no");
         out += f.gpus_needed > 0 ? printf_string("%lld\n", static_cast<long long>(f.gpus_needed))
                                  : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");

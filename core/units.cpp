@@ -41,7 +41,10 @@ std::string params_text(double params) {
 }
 
 std::string capacity_text(double bytes) {
-    return std::to_string(std::llround(bytes / (1024.0 * 1024.0 * 1024.0))) + " GiB (" + gb_text(bytes) + ")";
+    // Whole GiB as marketed ("24 GiB"), else the usable figure to two decimals ("79.11 GiB").
+    const double gib = bytes / (1024.0 * 1024.0 * 1024.0);
+    const std::string g = gib == std::floor(gib) ? std::to_string(std::llround(gib)) : fixed_text(gib, 2);
+    return g + " GiB (" + gb_text(bytes) + ")";
 }
 
 std::string plain_number(double value) {

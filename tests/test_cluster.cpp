@@ -83,8 +83,13 @@ TEST_CASE("catalog: 40+ accelerators with the figures the planner needs") {
     }
     // Apple: the GPU wires 75 % of unified memory by default.
     CHECK(find_gpu("m2-ultra-192", "gpu").memory_gib == 144);
-    // B200: 1,440 GB over 8 GPUs in a DGX B200, not the 192 GB on the package.
-    CHECK(gpu_bytes(find_gpu("b200", "gpu")) == 180 * test::GiB);
+    // B200: what CUDA reports (totalGlobalMem 178.35 GiB, pytorch/ao#4002), not the 192 GB on the package.
+    CHECK(gpu_bytes(find_gpu("b200", "gpu")) == 178.35 * test::GiB);
+    // The usable figures are PyTorch's "total capacity": an H100 80GB reports 79.11 GiB (vllm-project/vllm#27508).
+    CHECK(find_gpu("h100", "gpu").memory_gib == 79.11);
+    CHECK(find_gpu("h100", "gpu").marketed_gb == 80);
+    // MI250X: one GCD is one PyTorch device.
+    CHECK(find_gpu("mi250x", "gpu").memory_gib == 64);
     CHECK(find_gpu("gb200", "gpu").domain == 72);
     CHECK_THROWS_WITH_AS(find_gpu("h1000", "cluster.gpu"), doctest::Contains("cluster.gpu: unknown GPU 'h1000'"), InputError);
     CHECK(fabric_catalog().size() >= 8);

@@ -99,7 +99,7 @@ TEST_CASE("bad job fields name the field") {
         {R"({"gpus": 6, "tp": 4})", "job.gpus"},
         {R"({"gpus": 64, "tp": 64})", "job.tp"},
         {R"({"gpus": 6, "tp": 3, "pp": 2})", "job.tp"},   // 32 heads do not split 3 ways
-        {R"({"gpus": 3})", "job.gpus"},                   // inference: 3 GPUs means TP 3
+        {R"({"gpus": 257})", "job.gpus"},                 // inference: TP 1 × 257 stages > 32 layers
         {R"({"gpus": 64, "pp": 64})", "job.pp"},
         {R"({"zero": 4})", "job.zero"},
         {R"({"fragmentation": 2})", "job.fragmentation"},

@@ -208,7 +208,9 @@ TEST_CASE("KV cache") {
         const double full = 131'072.0 * 4096;
         CHECK(term(run("llama-3-8b", {{"gpus", 8}}), kKvCache) == full / 8);
         // TP 16 > 8 KV heads: each rank still holds one whole head -> 1/8 of the cache
-        CHECK(term(run("llama-3-8b", {{"gpus", 16}}), kKvCache) == full / 8);
+        CHECK(term(run("llama-3-8b", {{"gpus", 16}, {"tp", 16}}), kKvCache) == full / 8);
+        // 16 GPUs with no degree chosen: TP 8 inside the node × 2 pipeline stages (16 layers each) -> 1/16
+        CHECK(term(run("llama-3-8b", {{"gpus", 16}}), kKvCache) == full / 16);
     }
     SUBCASE("training keeps no KV cache") {
         CHECK(term(run("llama-3-8b", {{"mode", "train"}}), kKvCache) == 0);
@@ -313,11 +315,12 @@ TEST_CASE("MoE: DeepSeek-class 671 B at FP16 is about 1.3-1.5 TB, far less quant
 
 TEST_CASE("GPU fit: smallest sharded count") {
     SUBCASE("DeepSeek-V3 FP16 inference takes 24 H100s, 8 B200s") {
-        // 16 H100 (TP 8 × PP 2): 1342.05/16 = 83.88 GB of weights, · 1.05 + 1 GB > 85.9 GB -> no;
-        // 17 (17 is prime: PP 17): 78.94 GB, · 1.05 + 1 = 83.9 GB -> fits.
-        // 8 B200: 167.8 GB of weights, about 177.5 GB with overhead < 193.3 GB (180 GiB).
+        // H100: 79.11 GiB = 84.94 GB usable (core/gpus.cpp). 16 (TP 8 × PP 2): 1342.05/16 = 83.88 GB of
+        // weights -> no; 17 (17 is prime: PP 17): 78.94 GB of weights + 1.06 GB activations and KV,
+        // · 1.05 + 1 GB = 85.00 GB -> no, by 0.06 GB; 18 (TP 2 × PP 9): 74.56 GB of weights, 80.17 GB -> fits.
+        // 8 B200: 167.8 GB of weights, about 177.5 GB with overhead < 191.5 GB (178.35 GiB).
         const Estimate e = estimate(test::model("deepseek-v3"), test::job({{"dtype", "fp16"}}));
-        CHECK(fit_for(e, "h100").gpus_needed == 17);
+        CHECK(fit_for(e, "h100").gpus_needed == 18);
         CHECK(fit_for(e, "b200").gpus_needed == 8);
         CHECK_FALSE(fit_for(e, "h100").fits_as_configured);
     }
@@ -329,11 +332,16 @@ TEST_CASE("GPU fit: smallest sharded count") {
         // 6 GPUs (TP 6): 6.44 + 1,048,576·(1536 + 1536)·2 = 6.44 + 6.44 GB, ·1.05 + 1 = 14.5 GB: fits.
         const Estimate e = estimate(test::model("gpt2"), test::job({{"batch", 1024}, {"seq", 1024}}));
         CHECK(fit_for(e, "t4").gpus_needed == 6);
-        CHECK_THROWS_WITH_AS(estimate(test::model("gpt2"), test::job({{"gpus", 8}})),
-                             doctest::Contains("job.gpus: tensor parallel degree 8 must divide num_attention_heads (12)"),
+        CHECK_THROWS_WITH_AS(estimate(test::model("gpt2"), test::job({{"gpus", 8}, {"tp", 8}})),
+                             doctest::Contains("job.tp: tensor parallel degree 8 must divide num_attention_heads (12)"),
                              InputError);
         const Breakdown tp4pp2 = run("gpt2", {{"gpus", 8}, {"tp", 4}, {"pp", 2}});
         CHECK(term(tp4pp2, kKvCache) == 12 * 2 * 768 * 2.0 * 4096 / 8);
+        // Every count the table names is one the gpus field accepts: 8 with no degree chosen is the
+        // table's layout (8 does not divide 12 heads; TP 4 × PP 2), and so are 5 (PP 5) and 6 (TP 6).
+        CHECK(run("gpt2", {{"gpus", 8}}).bytes == tp4pp2.bytes);
+        CHECK(term(run("gpt2", {{"gpus", 5}}), kKvCache) == 12 * 2 * 768 * 2.0 * 4096 / 5);
+        CHECK(term(run("gpt2", {{"gpus", 6}}), kKvCache) == 12 * 2 * 768 * 2.0 * 4096 / 6);
     }
     SUBCASE("Llama-3-8B AdamW training needs 3 H100 with ZeRO-3") {
         // peak (loss backward) per GPU = (112.42 GB / n + 26.32 + 6.30 GB + gathered layers) · 1.05 + 1 GB:
