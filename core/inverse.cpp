@@ -6,6 +6,7 @@
 #include "errors.hpp"
 #include "fit.hpp"
 #include "gguf.hpp"
+#include "serving.hpp"
 #include "timeline.hpp"
 #include "units.hpp"
 
@@ -85,12 +86,15 @@ std::vector<const char*> question_names() {
 bool fits_device(const Model& model, const Job& job, double* total) {
     const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
     if (total) *total = s.breakdown.total();
-    return s.serving.fits;
+    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU.
+    return trains(job) ? s.breakdown.total() <= device_bytes(job) : s.serving.fits;
 }
 
 Answer solve(const Model& m, const Job& job, Question q) {
     if (!job.gpu && job.device_gib <= 0) throw InputError("job.gpu", "choose a GPU (gpu) to ask what fits on it");
-    if (trains(job)) throw InputError("job.mode", "inverse answers are for inference jobs");
+    if (trains(job) && q == Question::BestFormat)
+        throw InputError("job.mode", "the largest weight format is an inference question (fine-tuning's format follows "
+                                     "the mode: QLoRA trains on NF4 weights)");
     Answer a;
     a.question = q;
     double t = 0;
@@ -120,7 +124,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             auto set = [](Job& j, int64_t v) { j.batch = v; };
             const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
             record(set, v, 1, kMaxBatch);
-            a.text = a.found ? "largest batch: " + std::to_string(v) + " concurrent sequences of " + std::to_string(job.seq) + " tokens"
+            a.text = a.found ? "largest batch: " + std::to_string(v) + (trains(job) ? " sequences" : " concurrent sequences") + " of " +
+                                   std::to_string(job.seq) + " tokens"
                              : "not even one sequence fits";
             a.answer_label = "batch " + std::to_string(v);
             a.next_label = "batch " + std::to_string(v + 1);
@@ -132,8 +137,16 @@ Answer solve(const Model& m, const Job& job, Question q) {
             // (the largest degree dividing n and the heads), pipeline stages across; a chosen TP is kept.
             const ModelConfig& config = m.config;
             const int64_t layers = m.config.layers, chosen_tp = job.tp;
-            auto set = [&config, layers, chosen_tp](Job& j, int64_t v) {
+            const bool training = trains(job);
+            auto set = [&config, layers, chosen_tp, training](Job& j, int64_t v) {
                 j.gpus = v;
+                if (training) {
+                    // As the GPU table counts training (core/fit.cpp): the chosen TP × PP × CP, data
+                    // parallel over the rest, the chosen ZeRO stage or ZeRO-3 / FSDP when none is chosen.
+                    if (v % ((j.tp > 0 ? j.tp : 1) * j.pp * j.cp) != 0) throw InputError("job.gpus", "no layout for this count");
+                    if (j.zero == 0) j.zero = 3;
+                    return;
+                }
                 const int64_t tp = chosen_tp > 0 ? chosen_tp : inference_tp(config, v);
                 // A chosen TP must divide the count, and there are at most `layers` stages.
                 if (v % tp != 0 || (layers > 0 && v / tp > layers)) throw InputError("job.gpus", "no layout for this count");
@@ -150,7 +163,9 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 a.next_exists = v > 1;  // "next" for a minimum is one fewer GPU
                 if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
             }
-            a.text = a.found ? "fewest GPUs: " + std::to_string(v) : "does not fit on up to 4096 GPUs";
+            a.text = a.found ? "fewest GPUs: " + std::to_string(v) +
+                                   (training && job.zero == 0 ? " (ZeRO-3 / FSDP)" : training ? " (ZeRO-" + std::to_string(job.zero) + ")" : "")
+                             : "does not fit on up to 4096 GPUs";
             a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
             a.next_label = std::to_string(v - 1) + (v - 1 == 1 ? " GPU" : " GPUs");
             break;

@@ -2,7 +2,9 @@
 // table names is a layout the field accepts, and at that count the job fits.
 #include <doctest/doctest.h>
 
+#include "errors.hpp"
 #include "helpers.hpp"
+#include "inverse.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -31,4 +33,41 @@ TEST_CASE("every GPU count the fit table names is accepted by job.gpus and fits"
             }
         }
     CHECK(checked > 40);
+}
+
+TEST_CASE("what fits on my GPU answers fine-tuning and training too") {
+    const Model m = test::model("llama-3-8b");
+    SUBCASE("LoRA on an RTX 4090: the longest context fits, one token more does not") {
+        const Job job = test::job({{"mode", "lora"}, {"gpu", "rtx4090"}});
+        const Answer a = solve(m, job, Question::MaxContext);
+        REQUIRE(a.found);
+        CHECK(a.value > 256);  // no checkpointing by default: about 9 MB of saved tensors per token
+        CHECK(a.total_at <= 23.64 * test::GiB);   // PyTorch's total capacity for a 4090 (core/gpus.cpp)
+        CHECK(a.total_next > 23.64 * test::GiB);
+        CHECK_FALSE(a.fits_next);
+        Job at = job, next = job;
+        at.seq = a.value;
+        next.seq = a.value + 1;
+        CHECK(fits_device(m, at));
+        CHECK_FALSE(fits_device(m, next));
+    }
+    SUBCASE("full training: the fewest H100s agree with the GPU table (ZeRO-3 / FSDP when none is chosen)") {
+        const Job job = test::job({{"mode", "train"}, {"gpu", "h100"}});
+        const Answer a = solve(m, job, Question::MinGpus);
+        int64_t table = 0;
+        for (const GpuFit& f : estimate(m, job).fits)
+            if (std::string(f.id) == "h100") table = f.gpus_needed;
+        CHECK(a.value == 3);  // test_memory.cpp "Llama-3-8B AdamW training needs 3 H100 with ZeRO-3"
+        CHECK(a.value == table);
+        CHECK(a.text == "fewest GPUs: 3 (ZeRO-3 / FSDP)");
+        CHECK_FALSE(a.fits_next);
+    }
+    SUBCASE("QLoRA batch on a T4, and no weight-format question for training") {
+        const Job job = test::job({{"mode", "qlora"}, {"gpu", "t4"}, {"seq", 2048}, {"checkpointing", "full"}});
+        const Answer a = solve(m, job, Question::MaxBatch);
+        REQUIRE(a.found);
+        CHECK(a.total_at <= 14.56 * test::GiB);
+        CHECK(a.total_next > 14.56 * test::GiB);
+        CHECK_THROWS_WITH_AS(solve(m, job, Question::BestFormat), doctest::Contains("job.mode"), InputError);
+    }
 }

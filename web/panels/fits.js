@@ -7,7 +7,7 @@ import { el } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
 const questionTitles = {
-  max_context: 'Longest context', max_batch: 'Most concurrent sequences', best_format: 'Largest weight format',
+  max_context: 'Longest context', max_batch: 'Largest batch', best_format: 'Largest weight format',
   min_gpus: 'Fewest GPUs', max_gpu_layers: 'Most layers on the GPU (-ngl)',
 };
 
@@ -48,8 +48,9 @@ const fitWord = (fits) => (fits ? '✓ fits' : '✗ does not fit');
 // answers: [{ question, answer }] with the core's answer JSON (or its error).
 export function renderFits(result, gpu, answers) {
   fillGpus(result, gpu);
-  // A question that does not apply to this engine (-ngl outside llama.cpp / Ollama) is left out.
-  const shown = answers.filter(({ answer }) => answer.ok || answer.error.field !== 'job.engine');
+  // A question that does not apply to this engine or mode (-ngl outside llama.cpp / Ollama, the
+  // weight format when fine-tuning) is left out.
+  const shown = answers.filter(({ answer }) => answer.ok || !['job.engine', 'job.mode'].includes(answer.error.field));
   const errors = [...new Set(shown.filter(({ answer }) => !answer.ok).map(({ answer }) => answer.error.message))];
   const allFailed = shown.every(({ answer }) => !answer.ok);
   $('fits-note').textContent = allFailed ? errors.join(' ') : `On ${gpu.name} · ${gpu.capacity_text}, with the rest of the job as set.`;
