@@ -124,7 +124,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& field
         // Syntax errors and numbers too large for a double (1e999) alike.
         // e.what() carries the byte position, which is what a user needs to
         // fix it (and InputError bounds the "last read" token it quotes).
-        throw InputError(field, std::string("malformed JSON: ") + e.what());
+        // nlohmann prefixes its own id ("[json.exception.parse_error.101] "): dropped, it means nothing to a reader.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
+            what.erase(0, what.find("] ") + 2);
+        throw InputError(field, "malformed JSON: " + what);
     }
 }
 
@@ -149,6 +153,8 @@ std::string describe_value(const nlohmann::json& v) {
 }
 
 double number_field(const nlohmann::json& v, const std::string& field, double min, double max) {
+    if (v.is_string() && v.get_ref<const std::string&>().find_first_not_of(" \t\n\r") == std::string::npos)
+        throw InputError(field, "needs a number (the field is empty)");  // a cleared form field
     if (!v.is_number()) throw InputError(field, "must be a number, got " + describe_value(v));
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < min || d > max)

@@ -132,6 +132,12 @@ TEST_CASE("hostile: huge and odd numbers give the field's range error") {
           "config.num_local_experts: must be between 0 and 100000, got 1e+15");
     CHECK(error_of(llama_with("hidden_size", "NaN")) == "config.hidden_size: must be a number, got \"NaN\"");
     CHECK(error_of(R"({"model_type":"llama","hidden_size":1e999})").rfind("config: malformed JSON", 0) == 0);
+    // Plain words: no library id in the message, and a cleared form field says it is empty.
+    CHECK(error_of(R"({"model_type": )") ==
+          "config: malformed JSON: parse error at line 1, column 16: syntax error while parsing value - unexpected end "
+          "of input; expected '[', '{', or a literal");
+    CHECK(error_of(kLlama, R"({"seq": ""})") == "job.seq: needs a number (the field is empty)");
+    CHECK(error_of(kLlama, R"({"seq": "  "})") == "job.seq: needs a number (the field is empty)");
     // 10,000 layers × (4·10¹² attention + 3·10¹³ MLP weights) = 3.4·10¹⁷ parameters.
     CHECK(error_of(R"({"model_type":"llama","vocab_size":32000,"intermediate_size":10000000,"hidden_size":1000000,)"
                    R"("num_hidden_layers":10000,"num_attention_heads":100000})") ==

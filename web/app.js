@@ -12,6 +12,7 @@ import { renderMatrix, renderCompare } from './panels/compare.js';
 import { exportJson, exportCsv, exportMarkdown, exportPng } from './panels/export.js';
 import { initFits, fitsGpu, fitsJob, renderFits } from './panels/fits.js';
 import { embedSnippet } from './embed.js';
+import { markScrollable } from './render.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('controls');
@@ -24,7 +25,11 @@ const gpuCatalog = JSON.parse(core.gpus());
 const models = await modelsLoading;
 const fieldIds = initJob(options, gpuCatalog);
 const embedded = new URLSearchParams(location.search).has('embed');
-if (embedded) document.body.classList.add('embedded');
+if (embedded) {
+  document.body.classList.add('embedded');
+  // In a host's iframe the answer comes first (in reading and tab order too), then the form.
+  document.querySelector('main.layout').prepend(document.getElementById('results'));
+}
 
 for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none', name: 'None' }, ...gpuCatalog]) {
   $('line-gpu').append(new Option(g.capacity_text ? `${g.name} · ${g.capacity_text}` : g.name, g.id));
@@ -102,13 +107,20 @@ function controlFor(field) {
 const plainMessage = (message, field) =>
   (message.startsWith(`${field}: `) && !field.startsWith('checkpoint') ? message.slice(field.length + 2) : message);
 
+// The banner names the field as its label does ("Sequence length: …"), not by its path in the job.
+function bannerMessage(control, field, message) {
+  const label = control?.labels?.[0]?.textContent.trim();
+  return label && message.startsWith(`${field}: `) && field.startsWith('job.') ? `${label}: ${plainMessage(message, field)}` : message;
+}
+
 function fail({ field, message }, keepResult) {
   cancelSecondary();
   const control = controlFor(field);
   showFieldError(control, plainMessage(message, field));
+  const banner = bannerMessage(control, field, message);
   // Dimmed last result only for the same model: another model's figures never stay.
   const stale = keepResult && state.result !== null && state.resultConfig === configText();
-  showState(stale ? 'stale' : 'hidden', { error: stale ? `${message} (the figures below are the last valid ones)` : message });
+  showState(stale ? 'stale' : 'hidden', { error: stale ? `${banner} (the figures below are the last valid ones)` : banner });
   if (!stale) state.result = null;
 }
 
@@ -116,12 +128,12 @@ function chartLines(result) {
   const lines = [];
   // The custom GPU is the core's fit row "custom" (job.device_gib).
   const custom = result.fits.find((f) => f.id === 'custom');
-  if (custom) lines.push({ label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
+  if (custom) lines.push({ name: 'Your GPU', label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
   if (state.lineGpu === 'none') return lines;
   const catalog = result.fits.filter((f) => f.id !== 'custom');
   const pick = state.lineGpu ? catalog.find((f) => f.id === state.lineGpu)
     : catalog.find((f) => f.fits_as_configured) ?? catalog[catalog.length - 1];
-  if (pick) lines.push({ label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
+  if (pick) lines.push({ name: pick.name, label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
   return lines;
 }
 
@@ -207,7 +219,7 @@ function compute() {
   if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
   const other = estimate(text, counterpartJob(job, options, result.job));
   clearFieldErrors();
-  showEffective(result.job);
+  showEffective(result.job, result.weight_format);
   showState('result');
   state.result = result;
   state.resultConfig = text;
@@ -222,6 +234,7 @@ function compute() {
     () => renderFitsPanel(text, job, result),
     () => renderComparisons(text, job, result),
     () => renderClusterPanel(text, job),
+    () => markScrollable(document),
   ]);
 }
 
@@ -301,8 +314,15 @@ $('compare-add').addEventListener('click', () => {
   q.delete('cmp');
   q.delete('line');
   q.delete('fit');
+  const setup = q.toString();
+  // The same setup twice is one column; a fifth replaces the oldest, and the note says so.
+  if (state.compare.includes(setup)) {
+    $('compare-note').textContent = 'This setup is already in the comparison.';
+    return;
+  }
+  $('compare-note').textContent = state.compare.length >= 4 ? 'At most 4 setups: the oldest was replaced.' : '';
   if (state.compare.length >= 4) state.compare.shift();
-  state.compare.push(q.toString());
+  state.compare.push(setup);
   update({ push: true });
 });
 window.addEventListener('popstate', () => {
@@ -361,7 +381,13 @@ try {
 function renderClusterPanel(text, job) {
   clusterArgs = { text, job };
   clusterPanel?.render(clusterPlan(text, job, clusterPanel.request()));
+  if (clusterPanel) markScrollable($('cluster'));
 }
+let resizing = 0;
+window.addEventListener('resize', () => {
+  cancelAnimationFrame(resizing);
+  resizing = requestAnimationFrame(() => markScrollable(document));
+});
 import('./panels/cluster.js').then((mod) => {
   clusterPanel = mod.mount($('cluster'), { hardware: JSON.parse(core.hardware()), fields: state.cluster,
     onChange: () => update({ push: true }) });

@@ -15,7 +15,9 @@ const attributeName = (key) => {
 export function embedSnippet({ here, modelId, changed, query }) {
   const src = new URL(`index.html?${query}`, here);
   src.searchParams.set('embed', '1');
-  const iframe = `<iframe src="${escapeAttr(src.href)}" width="100%" height="900" loading="lazy" title="vramcalc"></iframe>`;
+  // The iframe shows the results first; embed-host.js sizes it to its content (the page reports its height).
+  const iframe = `<iframe src="${escapeAttr(src.href)}" width="100%" height="900" loading="lazy" title="vramcalc" ` +
+    `style="border:0" data-vramcalc></iframe>\n<script src="${escapeAttr(new URL('embed-host.js', here).href)}" async></script>`;
   if (modelId === null) return iframe;
   const attrs = [`model="${escapeAttr(modelId)}"`];
   for (const [key, value] of Object.entries(changed)) attrs.push(`${attributeName(key)}="${escapeAttr(value)}"`);

@@ -85,3 +85,23 @@ export function renderList(list, items) {
   }));
   list.hidden = !list.children.length;
 }
+
+// A table wider than its box scrolls sideways; keyboard users reach it as a
+// labelled tab stop and scroll it with the arrow keys (axe-core rule
+// scrollable-region-focusable). Wrappers that fit are not tab stops.
+export function markScrollable(root) {
+  for (const wrap of root.querySelectorAll('.table-wrap, .vc-cl-scroll')) {
+    const scrolls = wrap.scrollWidth > wrap.clientWidth;
+    if (scrolls === wrap.hasAttribute('tabindex')) continue;
+    if (!scrolls) {
+      for (const a of ['tabindex', 'role', 'aria-label']) wrap.removeAttribute(a);
+      continue;
+    }
+    const table = wrap.querySelector('table');
+    const name = table?.caption?.textContent || table?.getAttribute('aria-label')
+      || wrap.closest('section')?.querySelector('h2, h3')?.textContent || 'Table';
+    wrap.setAttribute('tabindex', '0');
+    wrap.setAttribute('role', 'region');
+    wrap.setAttribute('aria-label', `${name.trim()} (scrolls sideways)`);
+  }
+}

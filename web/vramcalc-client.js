@@ -148,12 +148,19 @@ export const modeTitles = {
 };
 export const modeTitle = (mode) => modeTitles[mode] ?? mode;
 
-// The smallest catalog GPU that holds the job as configured, else the
-// fewest of the largest-memory kind (both computed by the core).
+// The GPU the user named (their own size, else the job's GPU) if any, else the
+// smallest catalog GPU that holds the job as configured, else the fewest of
+// the largest-memory kind (all computed by the core).
 export function fitSummary(result) {
-  const alone = result.fits.find((f) => f.fits_as_configured);
+  const chosen = result.fits.find((f) => f.id === 'custom') ?? result.fits.find((f) => f.id === result.job.gpu);
+  if (chosen) {
+    if (chosen.fits_as_configured) return `fits ${result.layout.gpus} × ${chosen.name}`;
+    return chosen.gpus_needed > 0 ? `needs ${chosen.gpus_needed} × ${chosen.name}` : `does not fit ${chosen.name} at any count`;
+  }
+  const catalog = result.fits.filter((f) => f.id !== 'custom');
+  const alone = catalog.find((f) => f.fits_as_configured);
   if (alone) return `fits ${result.layout.gpus} × ${alone.name}`;
-  const sharded = result.fits.filter((f) => f.gpus_needed > 0);
+  const sharded = catalog.filter((f) => f.gpus_needed > 0);
   if (!sharded.length) return 'does not fit any GPU at this batch and sequence length';
   const best = sharded[sharded.length - 1];
   return `needs ${best.gpus_needed} × ${best.name}`;

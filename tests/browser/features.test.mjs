@@ -35,7 +35,7 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
     // one area per term that is non-zero at some point; full training has no KV cache
     assert.ok(terms.includes('weights') && terms.includes('optimizer') && terms.includes('activations'), terms.join());
     assert.ok(!terms.includes('kv_cache'));
-    assert.match(await page.locator(`#${id} .capacity-label`).textContent(), /^H100 80GB · 80 GiB \(85\.90 GB\)$/);
+    assert.match(await page.locator(`#${id} .capacity-label`).textContent(), /^H100 80GB · 79\.11 GiB \(84\.94 GB\)$/);
   }
   // the point at the job's own batch carries the same total as the breakdown
   assert.ok(await page.locator('#chart-batch circle title', { hasText: `batch 2: ${await text(page, '#total')}` }).count() === 1);
@@ -69,6 +69,9 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   await page.selectOption('#mode', 'inference');
   await page.click('#compare-add');
   await settled(page);
+  // the same setup again is not a second column, and the note says so
+  await page.click('#compare-add');
+  assert.equal(await text(page, '#compare-note'), 'This setup is already in the comparison.');
   const totals = await page.locator('#compare tr.total td').allInnerTexts();
   assert.deepEqual(totals, [
     native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text,
@@ -155,11 +158,11 @@ test('Hub: full addresses accepted; a fetched config is kept and used offline', 
   assert.match(await text(offline, '#hub-status'), /saved copy|copy saved/);
 });
 
-test('the iframe embed is not cut off: one column, no sideways scroll, its height reported to the host', async () => {
+test('the iframe embed is not cut off: results first, one column, no sideways scroll, sized to its content', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=qwen2.5-7b&mode=lora`);
   await page.click('#embed');
   const snippet = await page.inputValue('#embed-code');
-  const iframe = snippet.slice(snippet.indexOf('<iframe'));
+  const iframe = snippet.slice(snippet.indexOf('<iframe'));  // the iframe and embed-host.js, which sizes it
   const host = await env.context.newPage();
   await host.setViewportSize({ width: 390, height: 800 });
   await env.context.route('**/post.html', (route) => route.fulfill({ contentType: 'text/html',
@@ -174,9 +177,15 @@ test('the iframe embed is not cut off: one column, no sideways scroll, its heigh
   const inner = host.frames().find((f) => f !== host.mainFrame());
   const { scroll, width } = await inner.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth }));
   assert.ok(scroll <= width, `iframe content ${scroll}px in ${width}px`);
-  await host.waitForFunction(() => true);
-  await new Promise((r) => setTimeout(r, 300));
-  assert.ok(heights.length > 0 && heights.at(-1) > 500, `height reported: ${heights.at(-1)}`);
+  // The answer comes first: the first card's total is inside the snippet's initial 900 px.
+  const cardTop = await inner.evaluate(() => document.querySelector('#card-training .big').getBoundingClientRect().top);
+  assert.ok(cardTop < 900 - 60, `first total at ${cardTop}px`);
+  // embed-host.js gives the iframe the height its page reports: no inner scrollbar, nothing cut off.
+  await host.waitForFunction(() => parseFloat(document.querySelector('iframe').style.height) > 900);
+  const sized = await host.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height);
+  const content = await inner.evaluate(() => document.documentElement.scrollHeight);
+  assert.ok(heights.length > 0, 'the page reports its height');
+  assert.ok(Math.abs(sized - content) <= 2, `iframe ${sized}px for ${content}px of content`);
   await host.close();
 });
 

@@ -74,6 +74,11 @@ test('axe-core: no serious or critical violation on the page (light, dark, error
     assert.deepEqual(await axe(page), [], `page, ${scheme}`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+  // On a phone the wide tables scroll sideways: each is a labelled tab stop (scrollable-region-focusable).
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.querySelector('#gpu-table').getAttribute('tabindex') === '0');
+  assert.deepEqual(await axe(page), [], 'page at 390 px');
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.fill('#batch', '0');
   assert.deepEqual(await axe(page), [], 'page with a field error');
   const demo = watchPage(await context.newPage());
@@ -125,6 +130,7 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   await page.focus('#mode');
   await page.keyboard.press('ArrowDown');
   assert.notEqual(await page.inputValue('#mode'), 'lora');
-  // aria-live sits on the totals summary only
-  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)), ['summary']);
+  // aria-live sits on the totals summary and the one-line status messages (search, error, comparison), never a panel
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)),
+    ['search-status', 'error', 'summary', 'compare-note']);
 });

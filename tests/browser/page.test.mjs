@@ -23,7 +23,8 @@ test('default page: Llama 3 8B, inference beside full training, seed numbers', a
   assert.equal(await termText(page, 'weights'), '16.06 GB');  // 8.03 B × 2 bytes
   assert.equal(await text(page, '#card-inference [data-total]'), '18.87 GB');
   assert.equal(await text(page, '#card-training [data-total]'), nativeTotal(['--model', 'llama-3-8b', '--mode', 'train']));
-  assert.match(await text(page, '#card-inference [data-sub]'), /fits 1 × RTX 3090 24GB/);
+  // the smallest GPU that holds 18.87 GB: an A10 (21.99 GiB usable, core/gpus.cpp)
+  assert.match(await text(page, '#card-inference [data-sub]'), /fits 1 × A10 24GB/);
   assert.equal(await page.locator('#fits tr[data-gpu=rtx4090] td').nth(2).innerText(), '✓ fits');
   assert.deepEqual(page.jsErrors, []);
 });
@@ -60,7 +61,7 @@ test('changing inputs recomputes immediately and matches the native CLI', async 
 test('bad input shows the error under its field and keeps the last good result dimmed, never NaN', async () => {
   const page = await openCalculator(env.context, env.server.url);
   await page.fill('#batch', '-1');
-  assert.match(await text(page, '#error'), /^job\.batch: must be between 1 and/);
+  assert.match(await text(page, '#error'), /^Batch \(per GPU\): must be between 1 and/);
   assert.equal(await page.getAttribute('#batch', 'aria-invalid'), 'true');
   // under the field, in plain words, tied to it for screen readers
   assert.match(await text(page, '#batch-error'), /^must be between 1 and/);
@@ -77,17 +78,17 @@ test('bad input shows the error under its field and keeps the last good result d
   assert.equal(await page.locator('.field-error').count(), 0);
   assert.doesNotMatch(await page.getAttribute('#output', 'class') ?? '', /stale/);
   await page.fill('#seq', '');
-  assert.match(await text(page, '#error'), /^job\.seq: must be a number/);
+  assert.match(await text(page, '#error'), /^Sequence length: needs a number \(the field is empty\)/);
   await page.fill('#seq', '1e12');
-  assert.match(await text(page, '#error'), /^job\.seq: must be between/);
+  assert.match(await text(page, '#error'), /^Sequence length: must be between/);
   await page.fill('#seq', '4096');
   await page.fill('#gpus', '6');
   await page.fill('#tp', '4');
-  assert.match(await text(page, '#error'), /^job\.gpus: must be a multiple of tp × pp/);
+  assert.match(await text(page, '#error'), /^GPUs: must be a multiple of tp × pp/);
   await page.fill('#tp', '0');
   await page.selectOption('#mode', 'train');
   await page.selectOption('#dtype', 'q4_k_m');
-  assert.match(await text(page, '#error'), /^job\.dtype: full training needs/);
+  assert.match(await text(page, '#error'), /^Weights: full training needs/);
   await screenshot(page, 'page-error');
   await page.selectOption('#mode', 'inference');
   const body = await page.locator('body').innerText();

@@ -165,11 +165,21 @@ test('what fits: each answer fits when re-estimated, one step past does not (CLI
   assert.match(page.url(), /fit=h100/);
   const h100 = native('llama-3-8b', { ...job, gpu: 'h100' }, ['--solve', 'max_batch']);
   assert.equal(await text(page, '#fits-answers tr[data-question=max_batch] td.answer'), h100.text);
-  // training: the core's reason instead of answers
+  // training: longest context, largest batch and fewest GPUs on that GPU (no weight-format or -ngl question)
   await page.selectOption('#mode', 'train');
   await page.selectOption('#dtype', 'bf16');
   await settled(page);
-  assert.match(await text(page, '#fits-note'), /inference/);
+  const trainRows = await page.locator('#fits-answers tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.question));
+  assert.deepEqual(trainRows, ['max_context', 'max_batch', 'min_gpus']);
+  const trainJob = { mode: 'train', dtype: 'bf16', gpu: 'h100', seq: 8192 };
+  const fewest = native('llama-3-8b', trainJob, ['--solve', 'min_gpus']);
+  assert.equal(await text(page, '#fits-answers tr[data-question=min_gpus] td.answer'), fewest.text);
+  assert.match(fewest.text, /^fewest GPUs: \d+ \(ZeRO-3 \/ FSDP\)$/);
+  // QLoRA: the Weights menu names what the core counts
+  await page.selectOption('#mode', 'qlora');
+  await page.selectOption('#dtype', 'auto');
+  await settled(page);
+  assert.match(await page.locator('#dtype option:checked').textContent(), /^Auto: NF4/);
   assert.deepEqual(page.jsErrors, []);
 });
 

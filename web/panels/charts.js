@@ -78,13 +78,17 @@ export function drawStacked(box, args) {
     const dot = svg('circle', { class: 'dot', cx: x(p.value), cy: y(p.total_bytes), r: 3 });
     dot.append(svg('title', {}, `${axisLabel} ${p.value}: ${p.total_text}`));
     root.append(dot);
-    if (i % step === 0 || i === points.length - 1) {
+    // Counted from the last point, so it always has a label and none crowds it.
+    if ((points.length - 1 - i) % step === 0) {
       root.append(svg('text', { class: 'tick', x: x(p.value), y: H - BOTTOM + 16, 'text-anchor': 'middle' }, shortNumber(p.value)));
     }
   });
+  // A narrow chart names the GPU only (its capacity is the line's height), so the label stays inside the plot.
+  const narrow = W < 560;
   for (const line of lines) {
     root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: y(line.bytes), y2: y(line.bytes) }));
-    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: y(line.bytes) - 4, 'text-anchor': 'end' }, line.label));
+    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: y(line.bytes) - 4, 'text-anchor': 'end' },
+      narrow ? line.name ?? line.label : line.label));
   }
   root.append(svg('text', { class: 'axis-label', x: LEFT + (W - LEFT - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, axisLabel));
   box.replaceChildren(root);

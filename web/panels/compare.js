@@ -40,12 +40,12 @@ export function renderCompare(table, setups, onRemove) {
   });
   table.tHead.replaceChildren(head);
   const rows = [];
-  const row = (label, cells, cls = '') => {
+  const row = (label, cells, cls = '', cellClass = 'num') => {
     const tr = el('tr', cls ? { class: cls } : {});
-    tr.append(el('th', { scope: 'row' }, label), ...cells.map((c) => el('td', { class: 'num' }, c)));
+    tr.append(el('th', { scope: 'row' }, label), ...cells.map((c) => el('td', { class: cellClass }, c)));
     rows.push(tr);
   };
-  row('Job', setups.map((s) => s.subtitle));
+  row('Job', setups.map((s) => s.subtitle), 'job', 'text');  // words, which wrap on a phone
   const first = setups.find((s) => s.result.ok)?.result;
   if (first) {
     first.terms.forEach((t, ti) => row(t.label, setups.map((s) => (s.result.ok ? s.result.terms[ti].text : '—'))));

@@ -145,7 +145,17 @@ export function touch(key) {
 
 // Controls the user has not set show what the core used (its defaults, or the
 // framework's / engine's preset), from the answer's job.
-export function showEffective(job) {
+// weightFormat: the core's name for the weights it counted ("NF4 (bitsandbytes,
+// double-quant)" for QLoRA), shown in the Auto choice so the menu says what is computed.
+let autoLabel = null;  // the core's own label for the Auto choice
+export function showEffective(job, weightFormat) {
+  const auto = $('dtype').querySelector('option[value=auto]');
+  if (auto) {
+    const label = job.dtype === 'auto' ? `Auto: ${weightFormat}`
+      : autoLabel ?? auto.textContent;
+    autoLabel ??= auto.textContent;
+    if (auto.textContent !== label) auto.textContent = label;
+  }
   for (const key of fieldIds) {
     if (state.touched.has(key) || key in state.rawOverrides || !(key in job)) continue;
     const input = $(key);
