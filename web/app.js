@@ -122,6 +122,7 @@ function fail({ field, message }, keepResult) {
   const stale = keepResult && state.result !== null && state.resultConfig === configText();
   showState(stale ? 'stale' : 'hidden', { error: stale ? `${banner} (the figures below are the last valid ones)` : banner });
   if (!stale) state.result = null;
+  else if (lastGood?.result === state.result) scheduleSecondary(secondaryTasks(lastGood));
 }
 
 function chartLines(result) {
@@ -225,17 +226,34 @@ function compute() {
   state.resultConfig = text;
   state.other = other;
   renderResults(result, other, { name: modelName(), options });
+  lastGood = { text, job, result };
   // The totals and breakdown paint first; charts, "what fits" and comparisons
   // follow after that paint, one per task, and only the latest input's.
-  scheduleSecondary([
+  scheduleSecondary(secondaryTasks(lastGood));
+}
+
+// The panels after the totals, for one answer. An invalid input cancels the
+// pending ones; the dimmed page then finishes them for the last good answer,
+// so every panel shows the same job as the cards.
+let lastGood = null;
+function secondaryTasks({ text, job, result }) {
+  return [
     () => renderChart(text, job, result, 'seq'),
     () => renderChart(text, job, result, 'batch'),
-    () => { $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase); },
+    () => renderTimeline(result),
     () => renderFitsPanel(text, job, result),
     () => renderComparisons(text, job, result),
     () => renderClusterPanel(text, job),
     () => markScrollable(document),
-  ]);
+  ];
+}
+
+// The timeline shows live tensors per phase; its caption says what the total adds (the core's texts).
+function renderTimeline(result) {
+  $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase);
+  const overhead = result.terms.find((t) => t.key === 'overhead');
+  $('timeline-caption').textContent = `One training step, phase by phase: the tensors live in each. The total per GPU, ${result.total_text}, ` +
+    `is the peak plus ${overhead ? overhead.text : 'the overhead'} of allocator slack and CUDA context.`;
 }
 
 // Deferred work: one task per panel, each in its own macrotask after the

@@ -173,7 +173,10 @@ test('the iframe embed is not cut off: results first, one column, no sideways sc
   await host.goto(`${env.server.url}post.html`);
   const frame = host.frameLocator('iframe');
   await frame.locator('body[data-ready=true]').waitFor({ state: 'attached' });
-  assert.equal(await frame.locator('.top').isVisible(), false);
+  // the page's header takes no room; its h1 stays for screen readers
+  assert.ok((await frame.locator('.top').boundingBox()).height <= 1);
+  assert.equal(await frame.locator('.top p').isVisible(), false);
+  assert.equal(await frame.locator('h1').count(), 1);
   const inner = host.frames().find((f) => f !== host.mainFrame());
   const { scroll, width } = await inner.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: innerWidth }));
   assert.ok(scroll <= width, `iframe content ${scroll}px in ${width}px`);
@@ -228,4 +231,25 @@ test('while an input is invalid the dimmed figures cannot be exported or embedde
   await page.fill('#batch', '2');
   await page.locator('#output:not(.stale)').waitFor();
   assert.equal(await page.isDisabled('#export'), false);
+});
+
+test('while an input is invalid every panel shows the same last good job as the dimmed cards', async () => {
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&seq=2048`);
+  // A valid value and, before its charts and timeline are drawn, an invalid one (fast typing).
+  await page.evaluate(() => {
+    const seq = document.getElementById('seq');
+    for (const v of ['1000', '']) {
+      seq.value = v;
+      seq.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  });
+  await settled(page);
+  assert.match(await page.getAttribute('#output', 'class'), /\bstale\b/);
+  const total = await text(page, '#total');
+  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--seq', '1000']);
+  assert.equal(total, cli.total_text);
+  // the timeline (drawn after the cards) is for that same job, and its caption says what the total adds
+  assert.match(await text(page, '#timeline-caption'), new RegExp(`total per GPU, ${total.replace('.', '\\.')}, is the peak plus`));
+  const peak = cli.timeline.phases.find((p) => p.peak);
+  assert.match(await page.getAttribute('#chart-timeline svg', 'aria-label'), new RegExp(`${peak.text.replace('.', '\\.')} \\(peak\\)`));
 });
