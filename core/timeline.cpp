@@ -51,21 +51,22 @@ double overhead_term(const Job& job, double allocated, double cached_load, const
     return slack + context;
 }
 
-Phase phase(const char* key, const char* label) {
-    Phase p;
+// The next phase of `t`, named (its bytes start at zero: `t` is a fresh Step's).
+Phase& phase(Timeline& t, const char* key, const char* label) {
+    Phase& p = t.phases[t.count++];
     p.key = key;
     p.label = label;
     return p;
 }
 
-// Training: the live bytes at each moment of a step.
-Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossBuffers& loss,
-                           const StepBuffers& sb, double W, double O) {
-    Timeline t;
+// Training: the live bytes at each moment of a step, written into the step's
+// timeline in place (a sweep runs this for every point).
+void training_timeline(const Plan& p, const ModelActivations& a, const LossBuffers& loss, const StepBuffers& sb,
+                       double W, double O, Timeline& t) {
     const double L = static_cast<double>(std::max<int64_t>(1, p.m.config.layers));
     const double pinned = sb.gathered + sb.dequantized;  // buffers present through forward and backward
 
-    Phase& fwd = t.phases[t.count++] = phase("forward", "End of forward (loss computed)");
+    Phase& fwd = phase(t, "forward", "End of forward (loss computed)");
     fwd.bytes[kWeights] = W;
     fwd.bytes[kGradients] = sb.grads_in_forward;
     fwd.bytes[kOptimizer] = O;
@@ -73,7 +74,7 @@ Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossB
     fwd.bytes[kLogits] = loss.forward_peak;
     fwd.bytes[kBuffers] = pinned + sb.autocast_copies;
 
-    Phase& lbw = t.phases[t.count++] = phase("loss_backward", "Loss backward");
+    Phase& lbw = phase(t, "loss_backward", "Loss backward");
     lbw.bytes = fwd.bytes;
     lbw.bytes[kLogits] = loss.backward_peak;
     const double early_grads = std::max(sb.grads_in_forward, sb.head_grad);
@@ -82,7 +83,7 @@ Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossB
     // Layer by layer, saved activations are freed while gradients appear: the
     // live sum is largest at one end, the first block (all activations) or
     // the last (all gradients).
-    Phase& bw = t.phases[t.count++] = phase("backward", "Backward through the layers");
+    Phase& bw = phase(t, "backward", "Backward through the layers");
     const double first = early_grads + a.blocks + sb.autocast_copies;
     const double last = sb.grads_at_end + a.blocks / L;
     bw.bytes[kWeights] = W;
@@ -92,15 +93,15 @@ Timeline training_timeline(const Plan& p, const ModelActivations& a, const LossB
     bw.bytes[kBuffers] = pinned + sb.gathered_grads + (first >= last ? sb.autocast_copies : 0);
 
     if (!p.job.optimizer_in_backward) {
-        Phase& step = t.phases[t.count++] = phase("optimizer", "Optimizer step");
+        Phase& step = phase(t, "optimizer", "Optimizer step");
         step.bytes[kWeights] = W;
         step.bytes[kOptimizer] = O;
         step.bytes[kGradients] = sb.grads_at_end;
         step.bytes[kBuffers] = sb.optimizer_temp;
     }
+    double most = t.phases[0].total();
     for (int i = 1; i < t.count; ++i)
-        if (t.phases[i].total() > t.phases[t.peak].total()) t.peak = i;
-    return t;
+        if (const double total = t.phases[i].total(); total > most) most = total, t.peak = i;
 }
 
 std::string training_why(const Plan& p, const ModelActivations& a, const Layout& l) {
@@ -166,7 +167,7 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
         const LossBuffers loss = loss_buffers(p, l);
         const StepBuffers sb = step_buffers(p, l, O, a.offloaded);
         const double on_gpu_optimizer = p.job.paged_optimizer ? 0 : O;
-        s.timeline = training_timeline(p, a, loss, sb, W, on_gpu_optimizer);
+        training_timeline(p, a, loss, sb, W, on_gpu_optimizer, s.timeline);
         s.cpu = sb.cpu;
         cached = sb.cached_load;
         s.saved = a.blocks + a.offloaded + loss.saved;
