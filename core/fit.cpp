@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpus.hpp"
+#include "serving.hpp"
 #include "timeline.hpp"
 
 namespace vramcalc {
@@ -38,6 +39,43 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
 
 }  // namespace
 
+namespace {
+
+// vLLM / SGLang (engine_budgets_device): each GPU is asked the engine's own
+// question, on that GPU. Fitting grows with capacity, so at each count the
+// unresolved GPUs are tried largest first and the first miss ends the count.
+std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std::vector<GpuFit> fits) {
+    Layout l;
+    auto fits_on = [&](double capacity, const Layout& at) {
+        Job j = p.job;
+        j.gpu = nullptr;
+        j.device_gib = capacity / (1024.0 * 1024.0 * 1024.0);
+        return run_step(make_plan(p.m, j), at, false).serving.fits;
+    };
+    auto fits_at = [&](double capacity, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(capacity, l); };
+    std::vector<GpuFit*> open;
+    for (auto& f : fits) {
+        f.fits_as_configured = fits_on(f.capacity_bytes, chosen);
+        open.push_back(&f);
+    }
+    std::stable_sort(open.begin(), open.end(), [](const GpuFit* a, const GpuFit* b) { return a->capacity_bytes > b->capacity_bytes; });
+    for (int64_t n = 1; n <= kExactUpTo && !open.empty(); ++n) {
+        size_t i = 0;
+        while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
+        open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    // Past 64 the count is tried in order up to 8 · layers (the layouts that exist), largest GPU first.
+    const int64_t most = p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo;
+    for (int64_t n = kExactUpTo + 1; n <= most && !open.empty(); ++n) {
+        size_t i = 0;
+        while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
+        open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return fits;
+}
+
+}  // namespace
+
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;
     for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
@@ -46,6 +84,7 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
         const double bytes = p.job.device_gib * 1024.0 * 1024.0 * 1024.0;
         fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
     }
+    if (engine_budgets_device(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
     Layout l;
     auto total_at = [&](int64_t n, double& total) {
         if (!fit_layout(p, chosen, n, l)) return false;

@@ -22,4 +22,11 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
 // Device memory of one GPU for the job (device_gib, else the chosen GPU), 0 if none.
 double device_bytes(const Job& job);
 
+// vLLM and SGLang size their KV pool from the device (a fraction of it, less
+// weights and activations): whether a job fits a GPU is their pool test on
+// that GPU, not a total compared with its size.
+inline bool engine_budgets_device(const Job& job) {
+    return !trains(job) && (job.engine == Engine::Vllm || job.engine == Engine::Sglang);
+}
+
 }  // namespace vramcalc

@@ -71,3 +71,27 @@ TEST_CASE("what fits on my GPU answers fine-tuning and training too") {
         CHECK_THROWS_WITH_AS(solve(m, job, Question::BestFormat), doctest::Contains("job.mode"), InputError);
     }
 }
+
+TEST_CASE("vLLM and SGLang: the GPU table asks the engine's pool test on each GPU, as the fewest-GPUs answer does") {
+    // Found by review: Llama-3-70B on 2 H100 under vLLM read "fits" in the table while the engine's own pool
+    // (0.62 GiB, 4,080 tokens < 4,096) did not hold one request; the table said 2, the answer 3.
+    const std::pair<const char*, const char*> cases[] = {{"llama-3-70b", "h100"}, {"deepseek-v3", "h200"}, {"qwen3-235b-a22b", "h100"}};
+    for (const auto& [id, gpu] : cases)
+        for (const char* engine : {"vllm", "sglang"}) {
+            CAPTURE(id);
+            CAPTURE(engine);
+            const Model m = test::model(id);
+            const Job job = test::job({{"engine", engine}, {"gpu", gpu}});
+            const Answer fewest = solve(m, job, Question::MinGpus);
+            REQUIRE(fewest.found);
+            const Estimate e = estimate(m, job);
+            for (const GpuFit& f : e.fits)
+                if (std::string(f.id) == gpu) {
+                    CHECK(f.gpus_needed == fewest.value);
+                    CHECK(f.fits_as_configured == fits_device(m, job));
+                }
+        }
+    const Estimate two = estimate(test::model("llama-3-70b"), test::job({{"engine", "vllm"}, {"gpu", "h100"}, {"gpus", 2}}));
+    for (const GpuFit& f : two.fits)
+        if (std::string(f.id) == "h100") CHECK_FALSE(f.fits_as_configured);
+}
