@@ -197,7 +197,6 @@ void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
 }
 
 void write_answer(JsonWriter& w, const Answer& a) {
-    const bool minimum = a.question == Question::MinGpus || a.question == Question::BestFormat;
     w.begin_object().field("ok", true).field("question", question_name(a.question)).field("found", a.found);
     // No answer (nothing fits) and no next (the end of the range) are null, never a made-up count.
     if (a.found) w.field("answer", a.value);
@@ -205,7 +204,7 @@ void write_answer(JsonWriter& w, const Answer& a) {
     w.field("format", a.format).field("fits_at_answer", a.found);
     w.field("total_at_answer_bytes", a.total_at).field("total_at_answer_text", a.found ? gb_text(a.total_at) : "");
     w.field("next_exists", a.next_exists);
-    if (a.next_exists) w.field("next", minimum ? a.value - 1 : a.value + 1);
+    if (a.next_exists) w.field("next", a.next);
     else w.key("next").raw("null");
     w.field("fits_at_next", a.fits_next).field("total_at_next_bytes", a.total_next);
     w.field("total_at_next_text", gb_text(a.total_next)).field("answer_label", a.answer_label).field("next_label", a.next_label);

@@ -104,6 +104,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
         a.value = value;
         if (!a.found) return;
         a.next_exists = value + 1 <= hi;
+        a.next = value + 1;
         if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
     };
     switch (q) {
@@ -124,8 +125,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
             auto set = [](Job& j, int64_t v) { j.batch = v; };
             const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
             record(set, v, 1, kMaxBatch);
-            a.text = a.found ? "largest batch: " + std::to_string(v) + (trains(job) ? " sequences" : " concurrent sequences") + " of " +
-                                   std::to_string(job.seq) + " tokens"
+            a.text = a.found ? "largest batch: " + std::to_string(v) + (trains(job) ? " sequence" : " concurrent sequence") +
+                                   (v == 1 ? "" : "s") + " of " + std::to_string(job.seq) + " tokens"
                              : "not even one sequence fits";
             a.answer_label = "batch " + std::to_string(v);
             a.next_label = "batch " + std::to_string(v + 1);
@@ -160,14 +161,29 @@ Answer solve(const Model& m, const Job& job, Question q) {
             a.value = v;
             if (a.found) {
                 fits_with(m, job, [&](Job& j) { set(j, v); }, &a.total_at);
-                a.next_exists = v > 1;  // "next" for a minimum is one fewer GPU
-                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, v - 1); }, &a.total_next);
+                // "next" for a minimum is the largest smaller count that has a layout (131 GPUs has none
+                // for 61 layers and 128 heads; 130 does): its total, which does not fit.
+                int64_t below = v - 1;
+                auto laid_out = [&](int64_t n) {
+                    Job j = job;
+                    try {
+                        set(j, n);
+                        resolve_layout(m.config, j);
+                        return true;
+                    } catch (const InputError&) {
+                        return false;
+                    }
+                };
+                while (below >= 1 && !laid_out(below)) --below;
+                a.next_exists = below >= 1;
+                a.next = below;
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, below); }, &a.total_next);
+                a.next_label = std::to_string(below) + (below == 1 ? " GPU" : " GPUs");
             }
             a.text = a.found ? "fewest GPUs: " + std::to_string(v) +
                                    (training && job.zero == 0 ? " (ZeRO-3 / FSDP)" : training ? " (ZeRO-" + std::to_string(job.zero) + ")" : "")
                              : "does not fit on up to 4096 GPUs";
             a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
-            a.next_label = std::to_string(v - 1) + (v - 1 == 1 ? " GPU" : " GPUs");
             break;
         }
         case Question::MaxGpuLayers: {
@@ -199,6 +215,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 a.format = a.candidates[static_cast<size_t>(lo)];
                 fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at);
                 a.next_exists = lo > 0;  // the next larger format, which does not fit
+                a.next = lo - 1;
                 if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
             }
             a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";

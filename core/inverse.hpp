@@ -23,6 +23,8 @@ struct Answer {
     std::vector<std::string> candidates;  // BestFormat: formats tried, largest first
     double total_at = 0, total_next = 0;  // per-GPU totals at the answer and one step past it
     bool next_exists = false;    // false when the answer is the upper end of the range
+    int64_t next = 0;            // the value one step past the answer: value + 1; for a minimum value − 1
+                                 // (fewest GPUs: the largest smaller count that has a layout)
     bool fits_next = false;      // re-estimated one step past the answer (false unless the job is not monotone)
     std::string text;
     std::string answer_label, next_label;  // the answer and one step past it, as settings ("context 8192", "-ngl 33")

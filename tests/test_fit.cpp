@@ -95,3 +95,16 @@ TEST_CASE("vLLM and SGLang: the GPU table asks the engine's pool test on each GP
     for (const GpuFit& f : two.fits)
         if (std::string(f.id) == "h100") CHECK_FALSE(f.fits_as_configured);
 }
+
+TEST_CASE("fewest GPUs: one step past is the largest smaller count that has a layout") {
+    // DeepSeek-V3 (61 layers, 128 heads) on RTX 3060s: 132 = TP 4 × PP 33 fits; 131 (TP 1 × 131 stages),
+    // 130 (TP 2 × 65) and 129 (TP 1 × 129) have more stages than layers; 128 = TP 8 × PP 16 does not fit.
+    const Answer a = solve(test::model("deepseek-v3"), test::job({{"gpu", "rtx3060"}}), Question::MinGpus);
+    REQUIRE(a.found);
+    CHECK(a.value == 132);
+    CHECK(a.next_exists);
+    CHECK(a.next == 128);
+    CHECK(a.next_label == "128 GPUs");
+    CHECK(a.total_next > 11.75 * test::GiB);  // a real total, not the 0 of a count with no layout
+    CHECK_FALSE(a.fits_next);
+}

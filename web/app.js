@@ -3,7 +3,7 @@
 import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, savedHubConfig, jobValue,
   modeTitle } from './vramcalc-client.js';
 import { state, stateQuery, unbase64url } from './state.js';
-import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors } from './panels/job.js';
+import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { initModel, showSource, configText, modelName, sourceControl, fetchHub } from './panels/model.js';
 import { initCheckpoint, checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
@@ -106,17 +106,11 @@ function controlFor(field) {
 const plainMessage = (message, field) =>
   (message.startsWith(`${field}: `) && !field.startsWith('checkpoint') ? message.slice(field.length + 2) : message);
 
-// The banner names the field as its label does ("Sequence length: …"), not by its path in the job.
-function bannerMessage(control, field, message) {
-  const label = control?.labels?.[0]?.textContent.trim();
-  return label && message.startsWith(`${field}: `) && field.startsWith('job.') ? `${label}: ${plainMessage(message, field)}` : message;
-}
-
 function fail({ field, message }, keepResult) {
   cancelSecondary();
   const control = controlFor(field);
   showFieldError(control, plainMessage(message, field));
-  const banner = bannerMessage(control, field, message);
+  const banner = labelledMessage(field, message);  // "Sequence length: …", not "job.seq: …"
   // Dimmed last result only for the same model: another model's figures never stay.
   const stale = keepResult && state.result !== null && state.resultConfig === configText();
   showState(stale ? 'stale' : 'hidden', { error: stale ? `${banner} (the figures below are the last valid ones)` : banner });
@@ -331,6 +325,8 @@ $('compare-add').addEventListener('click', () => {
   q.delete('cmp');
   q.delete('line');
   q.delete('fit');
+  // Fields at their default value say nothing: the same job typed two ways is one setup.
+  for (const [key, value] of [...q]) if (key in defaults && String(defaults[key]) === value) q.delete(key);
   const setup = q.toString();
   // The same setup twice is one column; a fifth replaces the oldest, and the note says so.
   if (state.compare.includes(setup)) {
@@ -352,7 +348,8 @@ initActions();
 
 // The iframe embed tells its host how tall it is, for hosts that resize it.
 if (embedded && window.parent !== window) {
-  new ResizeObserver(() => window.parent.postMessage({ vramcalcHeight: document.documentElement.scrollHeight }, '*'))
+  // The body's own height (body margin is 0): the document's scrollHeight never falls below the frame, so it could only grow.
+  new ResizeObserver(() => window.parent.postMessage({ vramcalcHeight: document.body.getBoundingClientRect().height }, '*'))
     .observe(document.body);
 }
 

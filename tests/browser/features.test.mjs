@@ -69,7 +69,9 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   await page.selectOption('#mode', 'inference');
   await page.click('#compare-add');
   await settled(page);
-  // the same setup again is not a second column, and the note says so
+  // the same setup again (a field typed at its default value changes nothing) is not a second column, and the note says so
+  await page.fill('#batch', '1');
+  await settled(page);
   await page.click('#compare-add');
   assert.equal(await text(page, '#compare-note'), 'This setup is already in the comparison.');
   const totals = await page.locator('#compare tr.total td').allInnerTexts();
@@ -189,6 +191,18 @@ test('the iframe embed is not cut off: results first, one column, no sideways sc
   const content = await inner.evaluate(() => document.documentElement.scrollHeight);
   assert.ok(heights.length > 0, 'the page reports its height');
   assert.ok(Math.abs(sized - content) <= 2, `iframe ${sized}px for ${content}px of content`);
+  // and it shrinks with its content (inference shows fewer panels than LoRA)
+  await inner.selectOption('#mode', 'inference');
+  await host.waitForFunction((was) => parseFloat(document.querySelector('iframe').style.height) < was - 50, sized);
+  await settled(inner);
+  let shrunk = 0, shorter = 0;
+  for (let i = 0; i < 50; i++) {  // the panels re-render one task at a time; the host follows each report
+    shrunk = await host.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height);
+    shorter = await inner.evaluate(() => document.body.getBoundingClientRect().height);
+    if (Math.abs(shrunk - shorter) <= 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(Math.abs(shrunk - shorter) <= 2 && shrunk < sized, `iframe ${shrunk}px for ${shorter}px of content (was ${sized}px)`);
   await host.close();
 });
 

@@ -77,6 +77,7 @@ test('axe-core: no serious or critical violation on the page (light, dark, error
   // On a phone the wide tables scroll sideways: each is a labelled tab stop (scrollable-region-focusable).
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForFunction(() => document.querySelector('#gpu-table').getAttribute('tabindex') === '0');
+  assert.equal(await page.getAttribute('#gpu-table', 'aria-label'), 'Which GPUs, and how many (scrolls sideways)');
   assert.deepEqual(await axe(page), [], 'page at 390 px');
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.fill('#batch', '0');
@@ -133,4 +134,32 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   // aria-live sits on the totals summary and the one-line status messages (search, error, comparison), never a panel
   assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)),
     ['search-status', 'error', 'summary', 'compare-note']);
+});
+
+test('chart labels stay apart and inside the chart: close capacity lines, the job between two powers of two', async () => {
+  const overlaps = (boxes) => boxes.some((a, i) => boxes.some((b, k) => k > i && a.x < b.x + b.width && b.x < a.x + a.width
+    && a.y < b.y + b.height && b.y < a.y + a.height));
+  for (const [url, width] of [['index.html?model=llama-3-8b&custom_gpu_gib=20', 390], ['index.html?model=llama-3-8b&custom_gpu_gib=20', 1280],
+    ['index.html?model=deepseek-v3&seq=1000000&batch=300', 768]]) {
+    const page = await openCalculator(context, `${server.url}${url}`);
+    await page.setViewportSize({ width, height: 900 });
+    await settled(page);
+    await page.waitForTimeout(200);  // the charts redraw at their new width
+    for (const id of ['chart-seq', 'chart-batch']) {
+      const r = await page.evaluate((chart) => {
+        const svg = document.querySelector(`#${chart} svg`);
+        const frame = svg.getBoundingClientRect();
+        const boxes = (sel) => [...svg.querySelectorAll(sel)].map((t) => t.getBoundingClientRect())
+          .map((b) => ({ x: b.x, y: b.y, width: b.width, height: b.height, right: b.right }));
+        return { frame: { left: frame.left, right: frame.right }, caps: boxes('.capacity-label'),
+          ticks: boxes('text.tick').filter((b) => b.y > frame.top + frame.height * 0.8) };
+      }, id);
+      const what = `${url} at ${width} px, ${id}`;
+      assert.ok(r.caps.length >= 1 && r.ticks.length >= 3, what);
+      assert.equal(overlaps(r.caps), false, `capacity labels overlap: ${what}`);
+      assert.equal(overlaps(r.ticks), false, `axis labels overlap: ${what}`);
+      for (const b of [...r.caps, ...r.ticks]) assert.ok(b.x >= r.frame.left - 1 && b.right <= r.frame.right + 1, `label outside: ${what}`);
+    }
+    await page.close();
+  }
 });

@@ -74,22 +74,32 @@ export function drawStacked(box, args) {
   // The job's own value, and a hover title per point with the total.
   root.append(svg('line', { class: 'current', x1: x(current), x2: x(current), y1: TOP, y2: H - BOTTOM }));
   const step = Math.ceil(points.length / Math.max(3, Math.floor((W - LEFT) / 48)));
-  points.forEach((p, i) => {
+  let labelled = Infinity;  // x of the last tick label drawn (labels go from the right end leftwards)
+  for (let i = points.length - 1; i >= 0; i--) {
+    const p = points[i];
     const dot = svg('circle', { class: 'dot', cx: x(p.value), cy: y(p.total_bytes), r: 3 });
     dot.append(svg('title', {}, `${axisLabel} ${p.value}: ${p.total_text}`));
     root.append(dot);
-    // Counted from the last point, so it always has a label and none crowds it.
-    if ((points.length - 1 - i) % step === 0) {
-      root.append(svg('text', { class: 'tick', x: x(p.value), y: H - BOTTOM + 16, 'text-anchor': 'middle' }, shortNumber(p.value)));
+    // Every step-th point from the last, and never within 44 px of its right neighbour (the job's own
+    // value sits between the powers of two); the last ends at the plot's edge instead of past it.
+    const last = i === points.length - 1;
+    if ((points.length - 1 - i) % step === 0 && labelled - x(p.value) >= 44) {
+      const anchor = last ? 'end' : i === 0 ? 'start' : 'middle';  // the first clears the y axis's "0 GB"
+      root.append(svg('text', { class: 'tick', x: x(p.value), y: H - BOTTOM + 16, 'text-anchor': anchor },
+        shortNumber(p.value)));
+      labelled = x(p.value);
     }
-  });
-  // A narrow chart names the GPU only (its capacity is the line's height), so the label stays inside the plot.
-  const narrow = W < 560;
-  for (const line of lines) {
-    root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: y(line.bytes), y2: y(line.bytes) }));
-    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: y(line.bytes) - 4, 'text-anchor': 'end' },
-      narrow ? line.name ?? line.label : line.label));
   }
+  // A narrow chart names the GPU only (its capacity is the line's height), so the label stays inside the plot.
+  // Two lines closer than a label's height: the lower one's label goes under its line.
+  const narrow = W < 560;
+  const ys = lines.map((line) => y(line.bytes));
+  lines.forEach((line, i) => {
+    const crowded = ys.some((other, k) => k !== i && Math.abs(other - ys[i]) < 14 && (other < ys[i] || (other === ys[i] && k < i)));
+    root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: ys[i], y2: ys[i] }));
+    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: crowded ? ys[i] + 12 : ys[i] - 4, 'text-anchor': 'end' },
+      narrow ? line.name ?? line.label : line.label));
+  });
   root.append(svg('text', { class: 'axis-label', x: LEFT + (W - LEFT - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, axisLabel));
   box.replaceChildren(root);
 }

@@ -203,3 +203,12 @@ export function showFieldError(control, message) {
   const details = control.closest('details');
   if (details) details.open = true;
 }
+
+// A core message about a job field, with the field named as its label names it
+// ("Sequence length: …" for "job.seq: …"); other messages as they are.
+export function labelledMessage(field, message) {
+  if (!field?.startsWith('job.') || !message.startsWith(`${field}: `)) return message;
+  const key = field.slice(4).split(/[.[]/)[0];
+  const label = document.getElementById(key === 'device_gib' ? 'custom_gpu_gib' : key)?.labels?.[0]?.textContent.trim();
+  return label ? `${label}: ${message.slice(field.length + 2)}` : message;
+}

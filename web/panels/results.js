@@ -2,6 +2,7 @@
 // notes and assumptions the core gives, and the GPU table. Every number and
 // text here is the core's.
 import { fitSummary, modeTitle, counterpartJob } from '../vramcalc-client.js';
+import { labelledMessage } from './job.js';
 import { renderBar, renderBreakdownRows, renderFitRows, renderList } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -10,7 +11,7 @@ function renderCard(card, result, title) {
   if (title) card.querySelector('[data-title]').textContent = title;
   if (!result.ok) {
     card.querySelector('[data-total]').textContent = '—';
-    card.querySelector('[data-sub]').textContent = result.error.message;
+    card.querySelector('[data-sub]').textContent = labelledMessage(result.error.field, result.error.message);
     return;
   }
   card.querySelector('[data-total]').textContent = result.total_text;
