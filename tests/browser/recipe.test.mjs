@@ -187,6 +187,8 @@ test('new controls: no horizontal overflow at 390/768/1280, axe clean, all reach
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=mixtral-8x7b&engine=vllm&gpu=h100&gpus=2`);
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   await settled(page);
+  // generated controls are labelled in words, not by the field's name
+  assert.equal(await page.locator('label[for=ep]').textContent(), 'Expert parallel (EP)');
   for (const width of [390, 768, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));

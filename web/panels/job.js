@@ -38,7 +38,15 @@ function fillSelect(select, items) {
 }
 
 // A readable label for a field the page does not know yet ("optimizer_dtype" -> "Optimizer dtype").
-const fieldLabel = (key) => key.charAt(0).toUpperCase() + key.slice(1).replaceAll('_', ' ');
+// Generated controls: a label in words for the fields the page knows by name, else the field's name.
+const fieldLabels = {
+  cp: 'Context parallel (CP)', ep: 'Expert parallel (EP)', gguf_rules: 'GGUF type rules (llama.cpp version)',
+  qlora_matmul: 'QLoRA matmul', fp32_gradients: 'fp32 gradients', comm_buffers_gb: 'Communication buffers (GB)',
+  overhead_gb: 'CUDA context and framework (GB)', dp_attention: 'Data-parallel attention', kv_dtype: 'KV cache format',
+  lora_dropout: 'LoRA dropout', max_model_len: 'Max model length (tokens)', max_num_seqs: 'Max sequences (vLLM)',
+  max_num_batched_tokens: 'Max batched tokens', n_gpu_layers: 'GPU layers (-ngl)', n_ubatch: 'Micro-batch (n_ubatch)',
+};
+const fieldLabel = (key) => fieldLabels[key] ?? key.charAt(0).toUpperCase() + key.slice(1).replaceAll('_', ' ');
 
 // The list options() offers for a field, by the field's name or its plural.
 function listFor(key) {
