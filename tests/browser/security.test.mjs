@@ -75,6 +75,15 @@ test('flags from the URL: true/false work, anything else is an error under the f
   const on = await openCalculator(context, `${server.url}index.html?flash_attention=true&mode=train`);
   const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
   assert.equal(await text(on, '#total'), JSON.parse(execFileSync(cli, ['--model', 'llama-3-8b', '--mode', 'train', '--json'], { encoding: 'utf8' })).total_text);
+  // A value a menu or number box cannot hold reaches the core as given: its error quotes it (not `got ""`).
+  const bogus = await openCalculator(context, `${server.url}index.html?mode=bogus`);
+  assert.match(await text(bogus, '#error'), /^Mode: .*'bogus'|^Mode: .*"bogus"/);
+  const letters = await openCalculator(context, `${server.url}index.html?gpus=abc`);
+  assert.match(await text(letters, '#error'), /^GPUs: must be a number, got "abc"/);
+  // Choosing a value in the control replaces the one from the link.
+  await bogus.selectOption('#mode', 'train');
+  await settled(bogus);
+  assert.equal(await bogus.isVisible('#error'), false);
 });
 
 test('no stale numbers: another model\'s figures never stay behind an error', async () => {

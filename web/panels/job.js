@@ -121,6 +121,9 @@ export function setField(key, value) {
     else state.rawOverrides[key] = value;  // not true/false: the core will say so, under this field
   } else {
     input.value = String(value);
+    // A value the control cannot hold (a select without that option, letters in a number box) is kept
+    // as given, so the core names it in its error ("got 'bogus'") instead of seeing an empty field.
+    if (input.value !== String(value)) state.rawOverrides[key] = value;
   }
 }
 
