@@ -64,10 +64,11 @@ void read_layout(const json& v, ClusterRequest& r) {
 ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (!j.is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(j));
     ClusterRequest r;
-    std::string gpu_id = "h100", fabric_id = "ib-ndr", dtype = "auto";
-    if (j.contains("gpu")) gpu_id = text_field(j["gpu"], "cluster.gpu");
+    std::string fabric_id = "ib-ndr", dtype = "auto";
     if (j.contains("fabric")) fabric_id = text_field(j["fabric"], "cluster.fabric");
-    r.gpu = find_gpu(gpu_id, "cluster.gpu");
+    // The cluster's GPU: the one given, else the job's own (job.gpu), else an H100.
+    if (j.contains("gpu")) r.gpu = find_gpu(text_field(j["gpu"], "cluster.gpu"), "cluster.gpu");
+    else r.gpu = job.gpu ? *job.gpu : find_gpu("h100", "cluster.gpu");
     r.fabric = find_fabric(fabric_id, "cluster.fabric");
     // The job's own parallel fields, when given, are the layout to time; the
     // cluster has as many GPUs as the job unless it says otherwise.

@@ -307,3 +307,9 @@ TEST_CASE("bad cluster requests name the field") {
             CHECK(r["error"]["field"].get<std::string>() == field);
         }
 }
+
+TEST_CASE("the cluster's GPU is the job's own unless the cluster names one (found by review)") {
+    CHECK(std::string(request(json::object(), test::job({{"gpu", "h200"}})).gpu.id) == "h200");
+    CHECK(std::string(request(json::object(), test::job(json::object())).gpu.id) == "h100");
+    CHECK(std::string(request({{"gpu", "b200"}}, test::job({{"gpu", "h200"}})).gpu.id) == "b200");
+}

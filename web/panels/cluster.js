@@ -141,7 +141,7 @@ export function mount(root, { hardware, fields, onChange }) {
       input = el('select', { id, name: key });
       const list = key === 'gpu' ? hardware.gpus.map((g) => [g.id, `${g.name} · ${g.usable_text}`])
         : hardware.fabrics.map((f) => [f.id, f.name]);
-      input.append(new Option(key === 'gpu' ? 'H100 (default)' : 'InfiniBand NDR (default)', ''));
+      input.append(new Option(key === 'gpu' ? "The job's GPU (else H100)" : 'InfiniBand NDR (default)', ''));
       for (const [value, text] of list) input.append(new Option(text, value));
     } else {
       input = el('input', { id, name: key, type: kind === 'number' ? 'number' : 'text', inputmode: 'decimal', min: '1' });
