@@ -1,5 +1,7 @@
 #include "job.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
@@ -221,14 +223,23 @@ Job parse_job(const json& j) {
     if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + describe_value(j));
     Job job;
     // The preset first, so every field the user gives overrides it.
+    const Preset* framework = nullptr;
     if (auto it = j.find("framework"); it != j.end()) {
         job.framework = read_choice(*it, "job.framework", kFrameworks);
-        const Preset& preset = preset_of(job.framework);
-        for (const PresetField& f : preset.fields) {
+        framework = &preset_of(job.framework);
+        for (const PresetField& f : framework->fields) {
             if (j.contains(f.key)) continue;
             read_field(job, f.key, json::parse(f.value));
-            job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+            job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
+    }
+    // Then the mode's own defaults, where neither the framework nor the user sets the field.
+    if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
+    for (const PresetField& f : mode_defaults(job.mode)) {
+        const auto sets = [&f](const PresetField& g) { return std::string(g.key) == f.key; };
+        if (j.contains(f.key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(), sets))) continue;
+        read_field(job, f.key, json::parse(f.value));
+        job.assumptions.push_back(std::string(mode_name(job.mode)) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
     }
     // The engine's preset likewise (it may override a framework value, the user overrides both).
     if (auto it = j.find("engine"); it != j.end()) {

@@ -86,9 +86,21 @@ const std::vector<Preset> kPresets = {
      }},
 };
 
+// QLoRA is run with activation checkpointing in the recipes people copy: PEFT's
+// prepare_model_for_kbit_training turns it on by default, and the QLoRA configs of
+// torchtune and fsdp_qlora enable it too.
+const std::vector<PresetField> kQloraDefaults = {
+    {"checkpointing", "\"full\"",
+     "peft utils/other.py prepare_model_for_kbit_training(use_gradient_checkpointing=True); torchtune qlora configs "
+     "enable_activation_checkpointing: True; fsdp_qlora train.py gradient_checkpointing True"},
+};
+const std::vector<PresetField> kNoDefaults = {};
+
 }  // namespace
 
 const std::vector<Preset>& all_presets() { return kPresets; }
+
+const std::vector<PresetField>& mode_defaults(Mode mode) { return mode == Mode::QLoRA ? kQloraDefaults : kNoDefaults; }
 
 const Preset& preset_of(Framework framework) {
     for (const auto& p : kPresets)

@@ -23,4 +23,9 @@ struct Preset {
 const Preset& preset_of(Framework framework);
 const std::vector<Preset>& all_presets();
 
+// Defaults that come with a mode whatever the framework (applied after the
+// framework's preset, where it does not set the field, and before the user's
+// fields): QLoRA recipes checkpoint activations.
+const std::vector<PresetField>& mode_defaults(Mode mode);
+
 }  // namespace vramcalc

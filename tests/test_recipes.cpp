@@ -60,7 +60,7 @@ TEST_CASE("QLoRA base layers: bitsandbytes keeps every quantized linear's input,
     // re-laid as h = 4096 values), the MLP input (h) and down_proj's input (the SwiGLU product, I = 11008),
     // each 2 bytes per value: (2 × 4096 + 11008) × 2 × 1000 tokens × 32 layers = 1,228,800,000 bytes.
     json job = {{"mode", "qlora"}, {"lora_targets", "q_proj,v_proj"}, {"lora_dropout", 0}, {"seq", 1000},
-                {"attention", "sdpa"}, {"report", "allocated"}};
+                {"attention", "sdpa"}, {"report", "allocated"}, {"checkpointing", "none"}};
     job["qlora_matmul"] = "bitsandbytes";
     const Breakdown bnb = run("llama-2-7b", job);
     job["qlora_matmul"] = "torchao";
@@ -69,4 +69,21 @@ TEST_CASE("QLoRA base layers: bitsandbytes keeps every quantized linear's input,
     // torchtune's preset says torchao; the default (PEFT, fsdp_qlora, LitGPT) is bitsandbytes.
     CHECK(test::job({{"framework", "torchtune"}, {"mode", "qlora"}}).qlora_matmul == QloraMatmul::Torchao);
     CHECK(test::job({{"mode", "qlora"}}).qlora_matmul == QloraMatmul::Bitsandbytes);
+}
+
+TEST_CASE("QLoRA checkpoints activations by default, as its recipes do; a framework or the user can say otherwise") {
+    // peft prepare_model_for_kbit_training(use_gradient_checkpointing=True) is what QLoRA recipes call.
+    const Job q = test::job({{"mode", "qlora"}});
+    CHECK(q.checkpointing == Checkpointing::Full);
+    REQUIRE(q.assumptions.size() == 1);
+    CHECK(q.assumptions[0].rfind("qlora: checkpointing = \"full\" (peft utils/other.py", 0) == 0);
+    CHECK(test::job({{"mode", "qlora"}, {"checkpointing", "none"}}).checkpointing == Checkpointing::None);
+    CHECK(test::job({{"mode", "lora"}}).checkpointing == Checkpointing::None);   // LoRA on a 16-bit base: as before
+    CHECK(test::job({{"mode", "train"}}).checkpointing == Checkpointing::None);
+    // Unsloth sets its own (offloaded) checkpointing; the mode's default does not replace it.
+    CHECK(test::job({{"mode", "qlora"}, {"framework", "unsloth"}}).activation_offload);
+    // What it changes: Llama 3 8B QLoRA at 4096 tokens from 39.67 GB (every block's tensors) to 15.39 GB.
+    CHECK(compute_breakdown(test::model("llama-3-8b"), q).total() == doctest::Approx(15.39e9).epsilon(0.001));
+    CHECK(compute_breakdown(test::model("llama-3-8b"), test::job({{"mode", "qlora"}, {"checkpointing", "none"}})).total() ==
+          doctest::Approx(39.67e9).epsilon(0.001));
 }
