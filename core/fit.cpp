@@ -59,14 +59,9 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
         open.push_back(&f);
     }
     std::stable_sort(open.begin(), open.end(), [](const GpuFit* a, const GpuFit* b) { return a->capacity_bytes > b->capacity_bytes; });
-    for (int64_t n = 1; n <= kExactUpTo && !open.empty(); ++n) {
-        size_t i = 0;
-        while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
-        open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    // Past 64 the count is tried in order up to 8 · layers (the layouts that exist), largest GPU first.
-    const int64_t most = p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo;
-    for (int64_t n = kExactUpTo + 1; n <= most && !open.empty(); ++n) {
+    // Every count is tried in order: up to 64, and past it up to 8 · layers (the layouts that exist).
+    const int64_t most = std::max(kExactUpTo, p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo);
+    for (int64_t n = 1; n <= most && !open.empty(); ++n) {
         size_t i = 0;
         while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
         open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
