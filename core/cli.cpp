@@ -31,7 +31,8 @@ Model (default: --model llama-3-8b):
   --checkpoint PATH     a .safetensors file, model.safetensors.index.json or .gguf: its header gives
                         the exact weight bytes (used with --dtype auto, the default); only the header is read
   --models PATH         models.json to use (default: the repository's)
-  --list                list the models and exit
+  --list                list the models and exit (with --json: each with its
+                        config and parameter counts, the page's catalog)
 
 Job (defaults in brackets):
   --mode M              inference | train | lora | qlora            [inference]
@@ -232,6 +233,13 @@ int run(int argc, char** argv) {
     if (list_gpus) {
         std::cout << format_gpu_list();
         return 0;
+    }
+    if (list && as_json) {
+        // The page's catalog (web/models.json, written by scripts/build.sh): each model with
+        // its config and parameter counts, so the page does not count them again on load.
+        const std::string answer = models_summary(read_file(models_path, "models.json"));
+        std::cout << answer << "\n";
+        return answer.rfind("{\"ok\":true", 0) == 0 ? 0 : 1;
     }
     if (list) {
         for (const auto& m : parse_models(read_file(models_path, "models.json")))

@@ -11,7 +11,8 @@ cmake --build build -j"$jobs"
 export NODE_PATH=/usr/share/nodejs
 emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-wasm -j"$jobs"
-cp models.json web/models.json
+# The page's catalog: models.json summarised by the core (configs and parameter counts).
+build/vramcalc --list --json > web/models.json
 
 # Service worker with a cache version derived from the built files.
 version=$(find web -type f ! -name sw.js | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-12)

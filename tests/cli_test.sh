@@ -30,6 +30,10 @@ expect "json output" 0 '"total_bytes": 18868203673\.6' -- --json
 expect "config file" 0 "Parameters: 46\.70 B total, 12\.88 B active" -- --config "$fixtures/mixtral-8x7b.config.json"
 expect "explicit params" 0 "Parameters: 7\.00 B total" -- --params 7e9 --config "$fixtures/llama-3-8b.config.json"
 expect "list" 0 "deepseek-v3" -- --list
+# --list --json is the page's catalog (scripts/build.sh): Llama 3 8B has 8,030,261,248 parameters
+# (meta-llama/Meta-Llama-3-8B model card / safetensors index: 16,060,522,496 bytes of BF16).
+expect "catalog json" 0 '"id":"llama-3-8b","name":"Llama 3 8B","hf_id":"meta-llama/Meta-Llama-3-8B","params_total":8030261248,' -- --list --json
+expect "catalog json, bad file" 1 '"field":"models.json"' -- --list --json --models "$fixtures/../CMakeLists.txt"
 expect "help" 0 "usage: vramcalc" -- --help
 expect "negative batch" 2 "^vramcalc: error: job\.batch: must be between 1 and" -- --batch -4
 expect "text batch" 2 "^vramcalc: error: job\.batch: must be a number" -- --batch many

@@ -56,15 +56,16 @@ function call(field, body) {
   }
 }
 
-// The catalog, summarised (and validated) by the core.
+// The catalog as the core summarised it at build time (scripts/build.sh runs
+// `vramcalc --list --json`): each model's config and parameter counts, so the
+// page need not count 100 models again before its first result.
 export function loadModels() {
   if (!modelsPromise) {
-    modelsPromise = Promise.all([loadCore(), fetch(new URL('models.json', base)).then((r) => {
+    modelsPromise = fetch(new URL('models.json', base)).then((r) => {
       if (!r.ok) throw new Error(`models.json: HTTP ${r.status}`);
-      return r.text();
-    })]).then(([core, text]) => {
-      const summary = JSON.parse(core.modelsSummary(text));
-      if (!summary.ok) throw new Error(summary.error.message);
+      return r.json();
+    }).then((summary) => {
+      if (!summary?.ok || !Array.isArray(summary.models)) throw new Error(summary?.error?.message ?? 'models.json: not a catalog');
       return summary.models;
     });
   }

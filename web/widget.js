@@ -5,7 +5,7 @@
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
 // strict CSP (style-src 'self') is enough.
-import { loadCore, loadModels, coreBroken, estimate, fitSummary, jobValue, modeTitle } from './vramcalc-client.js';
+import { loadCore, loadModels, estimate, fitSummary, jobValue, modeTitle } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows } from './render.js';
 
 const base = new URL('./', import.meta.url);
@@ -53,8 +53,8 @@ class VramCalc extends HTMLElement {
 
   async update() {
     const $ = (sel) => this.shadowRoot.querySelector(sel);
-    const models = await loadModels();
-    if (coreBroken()) await loadCore();
+    // loadCore() hands back the running instance, or a fresh one after a trap.
+    const [models] = await Promise.all([loadModels(), loadCore()]);
     const id = this.getAttribute('model') || 'llama-3-8b';
     const model = models.find((m) => m.id === id);
     const job = this.job();

@@ -97,6 +97,9 @@ test('models summary and options come from the core', () => {
   assert.equal(summary.ok, true);
   assert.equal(summary.models.length, models.length);
   assert.equal(summary.models.find((m) => m.id === 'mixtral-8x7b').params_active, 12879925248);
+  // The page reads this summary as built natively (`vramcalc --list --json`, scripts/build.sh): byte for byte the same.
+  assert.equal(execFileSync(cli, ['--list', '--json'], { encoding: 'utf8' }).trim(),
+    vc.modelsSummary(readFileSync(path.join(repo, 'models.json'), 'utf8')));
   const options = JSON.parse(vc.options());
   assert.ok(options.dtypes.some((d) => d.id === 'q4_k_m' && d.bits === 4.85));
   assert.ok(JSON.parse(vc.gpus()).some((g) => g.id === 'h100' && Math.abs(g.capacity_bytes - 79.11 * 2 ** 30) < 1));
