@@ -77,7 +77,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (job.tp > 0 || job.pp > 1 || job.cp > 1 || job.zero > 0) {
         r.auto_layout = false;
         r.layout.tp = job.tp > 0 ? job.tp : 1;
-        r.layout.pp = job.pp;
+        r.layout.pp = job.pp > 0 ? job.pp : 1;
         r.layout.cp = job.cp;
         r.layout.microbatches = 0;
     }

@@ -144,7 +144,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 if (training) {
                     // As the GPU table counts training (core/fit.cpp): the chosen TP × PP × CP, data
                     // parallel over the rest, the chosen ZeRO stage or ZeRO-3 / FSDP when none is chosen.
-                    if (v % ((j.tp > 0 ? j.tp : 1) * j.pp * j.cp) != 0) throw InputError("job.gpus", "no layout for this count");
+                    if (v % ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1) * j.cp) != 0) throw InputError("job.gpus", "no layout for this count");
                     if (j.zero == 0) j.zero = 3;
                     return;
                 }

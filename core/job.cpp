@@ -172,7 +172,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "offload_params") job.offload_params = bool_field(v, field);
     else if (key == "gpus") job.gpus = whole_field(v, field, 1, 100'000);
     else if (key == "tp") job.tp = whole_field(v, field, 0, 1024);
-    else if (key == "pp") job.pp = whole_field(v, field, 1, 1024);
+    else if (key == "pp") job.pp = whole_field(v, field, 0, 1024);
     else if (key == "cp") job.cp = whole_field(v, field, 1, 1024);
     else if (key == "zero") job.zero = static_cast<int>(whole_field(v, field, 0, 3));
     else if (key == "report") job.report = read_choice(v, field, kMemoryKind);

@@ -114,8 +114,10 @@ struct Job {
     bool offload_optimizer = false;      // ZeRO-Offload / FSDP cpu_offload: states (and the step) on the CPU
     bool offload_params = false;         // parameters live on the CPU, gathered per layer
     int64_t gpus = 1;
-    int64_t tp = 0;                      // 0 = automatic (inference: all GPUs; training: 1)
-    int64_t pp = 1;
+    // 0 = automatic. Training: 1 each. Inference with neither set: TP inside an 8-GPU node, pipeline
+    // stages for the rest (core/layout.cpp); with one set, the other takes the remaining GPUs (pp: 1).
+    int64_t tp = 0;
+    int64_t pp = 0;
     int64_t cp = 1;                      // context parallel: splits the sequence
     int zero = 0;                        // ZeRO stage / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
     MemoryKind report = MemoryKind::Device;

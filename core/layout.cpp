@@ -23,11 +23,11 @@ int64_t inference_tp(const ModelConfig& c, int64_t n) {
 Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;
-    l.pp = job.pp;
+    l.pp = job.pp > 0 ? job.pp : 1;
     l.cp = trains(job) ? job.cp : 1;
     if (job.tp > 0) l.tp = job.tp;
     else if (trains(job)) l.tp = 1;
-    else if (job.pp > 1) l.tp = std::max<int64_t>(1, job.gpus / job.pp);
+    else if (job.pp > 0) l.tp = std::max<int64_t>(1, job.gpus / job.pp);  // pp 1 given: TP over every GPU
     else {
         // Inference with neither degree set: the layout the GPU table and the
         // fewest-GPUs answer use (TP ≤ 8 dividing the heads, stages across), so

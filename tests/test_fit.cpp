@@ -108,3 +108,27 @@ TEST_CASE("fewest GPUs: one step past is the largest smaller count that has a la
     CHECK(a.total_next > 11.75 * test::GiB);  // a real total, not the 0 of a count with no layout
     CHECK_FALSE(a.fits_next);
 }
+
+TEST_CASE("inference layout: pp given (even 1) is kept; unset, TP stays inside an 8-GPU node") {
+    // DeepSeek-V3 (128 heads) on 16 GPUs. vLLM's own choice is the user's: --pipeline-parallel-size 1
+    // means one stage and TP over all 16 (vLLM docs, "Distributed inference and serving").
+    const Model m = test::model("deepseek-v3");
+    const auto layout = [&](json job) { return resolve_layout(m.config, test::job(job)); };
+    const Layout automatic = layout({{"gpus", 16}});
+    CHECK(automatic.tp == 8);
+    CHECK(automatic.pp == 2);
+    const Layout one_stage = layout({{"gpus", 16}, {"pp", 1}});
+    CHECK(one_stage.tp == 16);
+    CHECK(one_stage.pp == 1);
+    const Layout four_stages = layout({{"gpus", 16}, {"pp", 4}});
+    CHECK(four_stages.tp == 4);
+    CHECK(four_stages.pp == 4);
+    // TP given, stages unset: one stage, the rest data-parallel replicas; training defaults to 1 and 1.
+    const Layout tp4 = layout({{"gpus", 16}, {"tp", 4}});
+    CHECK(tp4.pp == 1);
+    CHECK(tp4.dp == 4);
+    const Layout train = layout({{"gpus", 16}, {"mode", "train"}});
+    CHECK(train.tp == 1);
+    CHECK(train.pp == 1);
+    CHECK(train.dp == 16);
+}
