@@ -47,7 +47,7 @@ Job (defaults in brackets):
   --lora-targets T      all-linear | attention | mlp | q_proj,v_proj,...  [all-linear]
   --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
   --no-master-weights   pure 16-bit training without an fp32 master copy
-  --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, 1, 0]
+  --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, auto, 0]
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
   --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]
