@@ -24,7 +24,9 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
         const int64_t group = chosen.tp * chosen.pp * chosen.cp;
         if (n % group != 0) return false;
         l.dp = n / group;
-        l.zero = chosen.zero > 0 ? chosen.zero : 3;
+        // ZeRO-3 / FSDP only where there is a data-parallel (or context-parallel) group to shard over:
+        // on one group it would shard nothing and add its gather buffers.
+        l.zero = chosen.zero > 0 || l.dp * l.cp == 1 ? chosen.zero : 3;
     } else {
         l.tp = inference_tp(c, n);
         l.pp = n / l.tp;

@@ -145,7 +145,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                     // As the GPU table counts training (core/fit.cpp): the chosen TP × PP × CP, data
                     // parallel over the rest, the chosen ZeRO stage or ZeRO-3 / FSDP when none is chosen.
                     if (v % ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1) * j.cp) != 0) throw InputError("job.gpus", "no layout for this count");
-                    if (j.zero == 0) j.zero = 3;
+                    if (j.zero == 0 && v / ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1)) > 1) j.zero = 3;
                     return;
                 }
                 const int64_t tp = chosen_tp > 0 ? chosen_tp : inference_tp(config, v);
