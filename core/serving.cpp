@@ -16,6 +16,9 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 std::string count(int64_t n) { return std::to_string(n); }
 std::string gib(double bytes) { return printf_text("%.2f GiB", bytes / kGiB); }
+// Concurrency as vLLM logs it ("%.2fx"), but cut, not rounded, to two decimals: a pool of 0.996
+// requests reads 0.99x beside "does not fit", not 1.00x.
+std::string concurrency_text(double x) { return printf_text("%.2fx", std::floor(x * 100) / 100); }
 
 int64_t need(int64_t value, const char* field, const char* use) { return require_dimension(value, field, use); }
 
@@ -169,7 +172,9 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.pool_blocks = s.kv_pool > 0 && block > 0 ? static_cast<int64_t>(std::floor(s.kv_pool / block)) : 0;
     s.pool_tokens = s.pool_blocks * job.block_size;
     s.kv_per_request = kv_bytes(p, k, s.max_model_len, 1);
-    s.max_concurrency = s.kv_pool > 0 && s.kv_per_request > 0 ? s.kv_pool / s.kv_per_request : 0;
+    // vLLM's "Maximum concurrency": whole blocks' tokens over max_model_len (vllm executor_base.py
+    // initialize_cache: num_gpu_blocks * block_size / max_model_len).
+    s.max_concurrency = s.max_model_len > 0 ? static_cast<double>(s.pool_tokens) / static_cast<double>(s.max_model_len) : 0;
     s.kv_needed = kv_for_batch(p, k, job.seq, job.batch);
     b.bytes[kActivations] = act;
     b.bytes[kOverhead] = non_torch;
@@ -182,7 +187,7 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": KV pool " + gib(std::max(0.0, s.kv_pool)) + " = " +
                 count(s.pool_blocks) + " blocks × " + count(job.block_size) + " = " + count(s.pool_tokens) +
                 " tokens; maximum concurrency for " + count(s.max_model_len) + " tokens per request: " +
-                printf_text("%.2fx", s.max_concurrency) + "; batch " + count(job.batch) + " × " + count(job.seq) + " needs " +
+                concurrency_text(s.max_concurrency) + "; batch " + count(job.batch) + " × " + count(job.seq) + " needs " +
                 gib(s.kv_needed);
     if (explain) {
         b.why[kActivations] = "profile run of " + count(s.profile_tokens) + " tokens: peak of one layer's temporaries " +

@@ -203,11 +203,23 @@ TEST_CASE("vLLM profile run size follows chunked prefill") {
     const auto& b = e.breakdown.bytes;
     CHECK(b[kWeights] + b[kActivations] + b[kOverhead] + b[kKvCache] == doctest::Approx(0.9 * 79.11 * test::GiB));
     CHECK(e.serving.pool_tokens == e.serving.pool_blocks * 16);
-    CHECK(e.serving.max_concurrency == doctest::Approx(b[kKvCache] / (131072.0 * 32768)));
+    // vLLM's maximum concurrency: whole blocks' tokens over max_model_len.
+    CHECK(e.serving.max_concurrency == doctest::Approx(e.serving.pool_tokens / 32768.0));
+    CHECK(e.serving.pool_tokens == doctest::Approx(b[kKvCache] / 131072.0).epsilon(1e-3));
     // The pool is handed out in whole blocks: one block larger than the pool leaves nothing usable.
     json huge = base;
     huge["block_size"] = 1'000'000;
     CHECK_FALSE(run(m, huge).serving.fits);
+}
+
+TEST_CASE("vLLM: a pool just short of one request reads below 1x beside 'does not fit'") {
+    // Llama 3 70B BF16 on 2 H100 at 4096 tokens: the pool holds 255 blocks × 16 = 4080 tokens,
+    // 4080 / 4096 = 0.996 requests. Rounded like vLLM's "%.2fx" it would read 1.00x; cut, 0.99x.
+    const Estimate e = run(test::model("llama-3-70b"), {{"engine", "vllm"}, {"gpu", "h100"}, {"gpus", 2}, {"seq", 4096}});
+    CHECK(e.serving.pool_tokens == 4080);
+    CHECK_FALSE(e.serving.fits);
+    CHECK(e.serving.max_concurrency == doctest::Approx(4080.0 / 4096));
+    CHECK(e.serving.verdict.find("maximum concurrency for 4096 tokens per request: 0.99x") != std::string::npos);
 }
 
 TEST_CASE("llama.cpp partial offload: -ngl layers on the GPU, the rest and their KV in RAM") {
