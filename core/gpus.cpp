@@ -73,7 +73,9 @@ const Gpu kCatalog[] = {
     {"h100", "H100 80GB", 79.11, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
      "NVIDIA H100 Tensor Core GPU datasheet (SXM)"},
     // H200 datasheet: 141 GB HBM3e, 4.8 TB/s; compute as H100 SXM; NVLink 900 GB/s.
-    {"h200", "H200 141GB", 141, 141, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 4.8, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
+    // usable: PyTorch "total capacity of 139.81 GiB" on GPUs listed as "NVIDIA H200 (139.8 GB)"
+    // (sungwon-chae/arxiv_confi etu_logging.md; 139.80 in other 8xH200 logs)
+    {"h200", "H200 141GB", 139.81, 141, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 4.8, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
      "NVIDIA H200 Tensor Core GPU datasheet (SXM)"},
     // DGX B200 datasheet: 1,440 GB for 8 GPUs (180 usable of 192 on the package), 64 TB/s;
     // HGX B200: FP4 144 / FP8 72 / BF16 36 / TF32 18 PFLOPS sparse for 8, FP32 600 TFLOPS for 8;

@@ -87,6 +87,8 @@ TEST_CASE("catalog: 40+ accelerators with the figures the planner needs") {
     CHECK(gpu_bytes(find_gpu("b200", "gpu")) == 178.35 * test::GiB);
     // The usable figures are PyTorch's "total capacity": an H100 80GB reports 79.11 GiB (vllm-project/vllm#27508).
     CHECK(find_gpu("h100", "gpu").memory_gib == 79.11);
+    // An H200 reports 139.81 GiB (sungwon-chae/arxiv_confi etu_logging.md), not the 141 on the box.
+    CHECK(find_gpu("h200", "gpu").memory_gib == 139.81);
     CHECK(find_gpu("h100", "gpu").marketed_gb == 80);
     // MI250X: one GCD is one PyTorch device.
     CHECK(find_gpu("mi250x", "gpu").memory_gib == 64);
