@@ -167,8 +167,19 @@ function renderComparisons(text, job, result) {
   const m = remembered('matrix', text, job, () => matrix(text, job));
   if (m.ok) renderMatrix($('matrix'), m, result.job);
   const setups = state.compare.map((query) => setupFor(new URLSearchParams(query)));
-  renderCompare($('compare'), setups, (i) => { state.compare.splice(i, 1); update({ push: true }); });
+  renderCompare($('compare'), setups, (i) => {
+    state.compare.splice(i, 1);
+    removedSetup = i;
+    update({ push: true });
+  });
+  // Focus stays in the comparison after a Remove: the setup that took its place, else the one before, else Add.
+  if (removedSetup !== null) {
+    const buttons = $('compare').querySelectorAll('button.remove');
+    (buttons[Math.min(removedSetup, buttons.length - 1)] ?? $('compare-add')).focus();
+    removedSetup = null;
+  }
 }
+let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
 
 // A saved setup (its query string) as a title and a core answer.
 function setupFor(q) {

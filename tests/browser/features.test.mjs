@@ -85,6 +85,8 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   await page.click('#compare th button.remove >> nth=1');
   await settled(page);
   assert.equal(await page.locator('#compare tr.total td').count(), 2);
+  // focus moves to the setup that took the removed one's place (Mixtral's Remove), not to the page's top
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Remove setup 2: Mixtral 8x7B');
   const again = await openCalculator(env.context, url);
   assert.equal(await again.locator('#compare tr.total td').count(), 3);
 });
