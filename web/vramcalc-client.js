@@ -202,13 +202,18 @@ export function savedHubConfig(id) {
   try { return localStorage.getItem(savedKey(id)); } catch { return null; }
 }
 
-// Resolves to { text, saved } (saved: a kept copy used because the Hub was unreachable).
-export async function fetchHubConfig(input) {
+// Resolves to { id, text, saved, catalog }: saved, a kept copy used because the Hub was unreachable;
+// catalog, the name of the catalog model with this Hub id whose config stands in when the Hub cannot
+// answer (offline, or a gated repository such as meta-llama's), with `reason` saying why.
+export async function fetchHubConfig(input, catalogModels = []) {
   const id = hubIdOf(input);
   if (!id) throw new Error(`Hugging Face id: '${input.trim()}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
+  const known = catalogModels.find((m) => m.hf_id && m.hf_id.toLowerCase() === id.toLowerCase());
+  const fromCatalog = (reason) => ({ id: known.hf_id, text: JSON.stringify(known.config), saved: false, catalog: known.name, reason });
   const offline = (reason) => {
     const kept = savedHubConfig(id);
     if (kept !== null) return { id, text: kept, saved: true };
+    if (known) return fromCatalog(reason);
     throw new Error(`Hugging Face id: ${reason}; paste the config.json instead`);
   };
   if (typeof navigator !== 'undefined' && navigator.onLine === false) return offline('you are offline');
@@ -219,6 +224,7 @@ export async function fetchHubConfig(input) {
     return offline('could not reach huggingface.co (offline or blocked)');
   }
   if (response.status === 401 || response.status === 403) {
+    if (known) return fromCatalog(`${id} is gated on the Hub`);
     throw new Error(`Hugging Face id: ${id} is gated or private; paste its config.json instead`);
   }
   if (response.status === 404) throw new Error(`Hugging Face id: no model ${id} on the Hub`);

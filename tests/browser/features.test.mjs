@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, settled, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, waitForText, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
@@ -160,6 +160,25 @@ test('Hub: full addresses accepted; a fetched config is kept and used offline', 
   await offline.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
   assert.equal(await text(offline, '#breakdown tr[data-term=weights] td.num'), weights);
   assert.match(await text(offline, '#hub-status'), /saved copy|copy saved/);
+});
+
+test('Hub: a gated or unreachable model that is in the catalog uses the catalog\'s config', async () => {
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
+  const catalogTotal = await text(page, '#total');
+  // meta-llama's repositories are gated: the Hub answers 401 without a token
+  await env.context.route('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json',
+    (route) => route.fulfill({ status: 401, contentType: 'application/json', body: '{"error":"Access to model is restricted"}' }));
+  await page.click('[role=tab][data-source=hub]');
+  await page.fill('#hub-id', 'https://huggingface.co/meta-llama/Meta-Llama-3-8B');
+  await page.click('#hub-fetch');
+  await waitForText(page, '#hub-status', /gated on the Hub: using the catalog's copy of its config \(Llama 3 8B\)/);
+  assert.equal(await text(page, '#total'), catalogTotal);
+  await env.context.unroute('https://huggingface.co/meta-llama/Meta-Llama-3-8B/resolve/main/config.json');
+  // the Hub unreachable (every request to it fails here), never fetched before: the catalog's copy, said so
+  await page.fill('#hub-id', 'Qwen/Qwen2.5-7B');
+  await page.click('#hub-fetch');
+  await waitForText(page, '#hub-status', /^Could not reach huggingface\.co .*catalog's copy of its config \(Qwen2\.5 7B\)/);
+  assert.match(await text(page, '#model-info'), /7\.6\d B/);
 });
 
 test('the iframe embed is not cut off: results first, one column, no sideways scroll, sized to its content', async () => {

@@ -88,12 +88,13 @@ export async function fetchHub({ push = true } = {}) {
   $('hub-fetch').disabled = true;
   setHubStatus('Fetching…');
   try {
-    const got = await fetchHubConfig(s.hubId);
+    const got = await fetchHubConfig(s.hubId, models);
     s.hubId = got.id;
     $('hub-id').value = got.id;
     s.hubText = got.text;
     s.hubSaved = got.saved;
-    setHubStatus(got.saved ? 'Offline: using the copy saved when this config was last fetched.' : '');
+    setHubStatus(got.saved ? 'Offline: using the copy saved when this config was last fetched.'
+      : got.catalog ? `${got.reason[0].toUpperCase()}${got.reason.slice(1)}: using the catalog's copy of its config (${got.catalog}).` : '');
     onChange({ push });
   } catch (e) {
     setHubStatus('');
