@@ -15,7 +15,7 @@ const FILES = [
   './', 'index.html', 'style.css', 'parts.css', 'widget.css', 'demo.css', 'app.js', 'state.js', 'embed.js', 'render.js',
   'vramcalc-client.js', 'core-api.mjs', 'widget.js', 'panels/job.js', 'panels/model.js', 'panels/checkpoint.js', 'panels/results.js',
   'panels/charts.js', 'panels/compare.js', 'panels/export.js', 'panels/fits.js', 'panels/actions.js', 'panels/cluster.js', 'panels/cluster.css',
-  'core-boot.js', 'vramcalc.js', 'vramcalc.wasm', 'models.json', 'manifest.webmanifest', 'embed-demo.html', 'embed-host.js',
+  'vramcalc.js', 'vramcalc.wasm', 'models.json', 'manifest.webmanifest', 'embed-demo.html', 'embed-host.js',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
 ];
 // Cached when the deployment has them (panels added by later builds).

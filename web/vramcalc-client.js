@@ -26,20 +26,8 @@ function loadScript(src) {
 // (a trap can leave its memory in any state, so it is never reused).
 export function loadCore() {
   if (!corePromise) {
-    // The module core-boot.js began compiling, if the page loaded it (and it compiled).
-    const compiled = Promise.resolve(globalThis.vramcalcCompiled ?? null).catch(() => null);
-    corePromise = Promise.all([loadScript(new URL('vramcalc.js', base).href), compiled])
-      .then(([, module]) => new Promise((resolve, reject) => {
-        const options = { locateFile: (file) => new URL(file, base).href };
-        if (module) {
-          // Emscripten's hook for a module compiled elsewhere (src/preamble.js createWasm).
-          options.instantiateWasm = (imports, done) => {
-            WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), reject);
-            return {};
-          };
-        }
-        globalThis.createVramcalc(options).then(resolve, reject);
-      }))
+    corePromise = loadScript(new URL('vramcalc.js', base).href)
+      .then(() => globalThis.createVramcalc({ locateFile: (file) => new URL(file, base).href }))
       .then((core) => {
         // A new instance after a trap keeps the attached checkpoint.
         api = coreApi(core, keptCheckpoint);

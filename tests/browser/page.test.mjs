@@ -166,29 +166,3 @@ test('model search, export JSON and embed snippet', async () => {
   assert.match(snippet, /<vram-calc model="mixtral-8x22b"><\/vram-calc>/);
   assert.match(snippet, /<iframe src="http:\/\/127\.0\.0\.1:\d+\/index\.html\?model=mixtral-8x22b&amp;embed=1"/);
 });
-
-test('the core is fetched and compiled once (core-boot.js starts it early); a failed early compile still loads the page', async () => {
-  const { startServer, launchBrowser, webDir } = await import('./harness.mjs');
-  const wasm = readFileSync(path.join(webDir, 'vramcalc.wasm'));
-  for (const wrongType of [false, true]) {
-    const log = [];
-    // application/octet-stream: WebAssembly.compileStreaming refuses it, so the page falls back to the loader's own fetch.
-    const override = (p) => (wrongType && p === '/vramcalc.wasm' ? { status: 200, type: 'application/octet-stream', body: wasm } : null);
-    const server = await startServer(webDir, { log, override });
-    const context = await launchBrowser();
-    try {
-      const page = await openCalculator(context, `${server.url}index.html`);
-      assert.match(await text(page, '#total'), /^\d+\.\d\d GB$/);
-      const early = await page.evaluate(() => self.vramcalcCompiled.then((m) => m instanceof WebAssembly.Module, () => 'refused'));
-      assert.equal(early, wrongType ? 'refused' : true);
-      // Served right, the wasm is downloaded once: the preload, which core-boot.js compiles.
-      // (the service worker's install fetches every file again with no-cache; those are not the page's)
-      const pageFetches = log.filter((r) => r.path === '/vramcalc.wasm' && !/no-cache/.test(r.headers['cache-control'] ?? r.headers.pragma ?? ''));
-      if (!wrongType) assert.equal(pageFetches.length, 1);
-      assert.deepEqual(page.jsErrors, []);
-    } finally {
-      await context.close();
-      await server.close();
-    }
-  }
-});
