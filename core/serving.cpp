@@ -16,9 +16,6 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 std::string count(int64_t n) { return std::to_string(n); }
 std::string gib(double bytes) { return printf_text("%.2f GiB", bytes / kGiB); }
-// Concurrency as vLLM logs it ("%.2fx"), but cut, not rounded, to two decimals: a pool of 0.996
-// requests reads 0.99x beside "does not fit", not 1.00x.
-std::string concurrency_text(double x) { return printf_text("%.2fx", std::floor(x * 100) / 100); }
 
 int64_t need(int64_t value, const char* field, const char* use) { return require_dimension(value, field, use); }
 

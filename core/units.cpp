@@ -47,6 +47,11 @@ std::string capacity_text(double bytes) {
     return g + " GiB (" + gb_text(bytes) + ")";
 }
 
+// Concurrency as vLLM logs it ("%.2fx"), but cut, not rounded, to two decimals: a pool of 0.996
+// requests reads 0.99x beside "does not fit", not 1.00x. (The 1e-9: 29 / 100 × 100 is
+// 28.999999999999996 in binary and must still read 0.29x.)
+std::string concurrency_text(double x) { return printf_text("%.2fx", std::floor(x * 100 + 1e-9) / 100); }
+
 std::string plain_number(double value) {
     if (value == std::floor(value) && std::fabs(value) < 9e15) return std::to_string(static_cast<int64_t>(value));
     return printf_text("%.3g", value);

@@ -6,6 +6,7 @@
 
 #include "errors.hpp"
 #include "helpers.hpp"
+#include "units.hpp"
 #include "inverse.hpp"
 #include "kv.hpp"
 
@@ -220,6 +221,14 @@ TEST_CASE("vLLM: a pool just short of one request reads below 1x beside 'does no
     CHECK_FALSE(e.serving.fits);
     CHECK(e.serving.max_concurrency == doctest::Approx(4080.0 / 4096));
     CHECK(e.serving.verdict.find("maximum concurrency for 4096 tokens per request: 0.99x") != std::string::npos);
+}
+
+TEST_CASE("concurrency text is cut to two decimals, never rounded up") {
+    CHECK(concurrency_text(4080.0 / 4096) == "0.99x");  // 0.996
+    CHECK(concurrency_text(29.0 / 100) == "0.29x");     // 28.999999999999996 / 100 in binary
+    CHECK(concurrency_text(2.0) == "2.00x");
+    CHECK(concurrency_text(35120.0 / 8192) == "4.28x");  // 4.287
+    CHECK(concurrency_text(0) == "0.00x");
 }
 
 TEST_CASE("llama.cpp partial offload: -ngl layers on the GPU, the rest and their KV in RAM") {
