@@ -238,8 +238,14 @@ int run(int argc, char** argv) {
         // The page's catalog (web/models.json, written by scripts/build.sh): each model with
         // its config and parameter counts, so the page does not count them again on load.
         const std::string answer = models_summary(read_file(models_path, "models.json"));
+        const json parsed = json::parse(answer);
+        // A bad catalog is one error line and status 2, as for any input.
+        if (!parsed.value("ok", false)) {
+            std::cerr << "vramcalc: error: " << parsed["error"].value("message", "models.json: not a catalog") << "\n";
+            return 2;
+        }
         std::cout << answer << "\n";
-        return answer.rfind("{\"ok\":true", 0) == 0 ? 0 : 1;
+        return 0;
     }
     if (list) {
         for (const auto& m : parse_models(read_file(models_path, "models.json")))

@@ -33,7 +33,11 @@ expect "list" 0 "deepseek-v3" -- --list
 # --list --json is the page's catalog (scripts/build.sh): Llama 3 8B has 8,030,261,248 parameters
 # (meta-llama/Meta-Llama-3-8B model card / safetensors index: 16,060,522,496 bytes of BF16).
 expect "catalog json" 0 '"id":"llama-3-8b","name":"Llama 3 8B","hf_id":"meta-llama/Meta-Llama-3-8B","params_total":8030261248,' -- --list --json
-expect "catalog json, bad file" 1 '"field":"models.json"' -- --list --json --models "$fixtures/../CMakeLists.txt"
+bad_catalog=$(mktemp)
+echo '{"models":[{"id":"x","name":"X","config":{"model_type":"bogus"}}]}' > "$bad_catalog"
+expect "catalog json, bad model" 2 "^vramcalc: error: config\.model_type: unknown architecture 'bogus'" -- --list --json --models "$bad_catalog"
+rm -f "$bad_catalog"
+expect "catalog json, bad file" 2 '^vramcalc: error: models.json: malformed JSON' -- --list --json --models "$fixtures/../CMakeLists.txt"
 expect "help" 0 "usage: vramcalc" -- --help
 expect "negative batch" 2 "^vramcalc: error: job\.batch: must be between 1 and" -- --batch -4
 expect "text batch" 2 "^vramcalc: error: job\.batch: must be a number" -- --batch many
