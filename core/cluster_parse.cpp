@@ -74,7 +74,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     // cluster has as many GPUs as the job unless it says otherwise.
     r.gpus = job.gpus;
     r.layout.zero = job.zero;
-    if (job.tp > 0 || job.pp > 1 || job.cp > 1 || job.zero > 0) {
+    if (job.tp > 0 || job.pp > 0 || job.cp > 1 || job.zero > 0) {
         r.auto_layout = false;
         r.layout.tp = job.tp > 0 ? job.tp : 1;
         r.layout.pp = job.pp > 0 ? job.pp : 1;
@@ -114,6 +114,10 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "output_tokens") r.output_tokens = whole_field(v, field, 1, 100'000'000);
         else throw InputError(field, std::string("unknown field; known: ") + kKnown);
     }
+    // Serving with only the job's stages given: TP takes the rest of the GPUs, as the estimate
+    // lays the job out (core/layout.cpp resolve_layout; pp 1 means TP over every GPU).
+    if (!trains(job) && job.tp == 0 && job.pp > 0 && !j.contains("layout"))
+        r.layout.tp = std::max<int64_t>(1, r.gpus / r.layout.pp);
     if (r.gpu.domain > 1 && !(r.gpu.link_gbps > 0))
         throw InputError("cluster.link_gbps", "this GPU has no scale-up link; set link_gbps with domain > 1");
     if (r.gpu.per_node > 1 && !(r.gpu.pcie_gbps > 0) && r.gpu.per_node > r.gpu.domain)

@@ -12,9 +12,10 @@ namespace {
 constexpr int64_t kExactUpTo = 64;     // every count up to here is tried
 constexpr int64_t kMaxGpus = 65'536;   // beyond: binary search (per-GPU memory falls with the count)
 
-// The sharded layout for n GPUs. Inference: tensor parallel inside an 8-GPU
-// node (the largest degree that divides n and the heads), pipeline stages
-// across. Training: the chosen TP/PP/CP, data parallel over the rest, with the
+// The sharded layout for n GPUs. Inference: the job's TP and PP where given, the
+// free one taking the rest; neither given, tensor parallel inside an 8-GPU node
+// (the largest degree that divides n and the heads), pipeline stages across
+// (core/layout.cpp inference_layout_for). Training: the chosen TP/PP/CP, data parallel over the rest, with the
 // chosen ZeRO stage, or ZeRO-3 / FSDP when none was chosen (data parallelism
 // alone never lowers per-GPU memory). False when n cannot be laid out.
 bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
@@ -28,12 +29,10 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
         // on one group it would shard nothing and add its gather buffers.
         l.zero = chosen.zero > 0 || l.dp * l.cp == 1 ? chosen.zero : 3;
     } else {
-        l.tp = inference_tp(c, n);
-        l.pp = n / l.tp;
-        l.dp = 1;
+        if (!inference_layout_for(c, p.job, n, l.tp, l.pp)) return false;
+        l.dp = n / (l.tp * l.pp);
         l.cp = 1;
         l.zero = 0;
-        if (c.layers > 0 && l.pp > c.layers) return false;
     }
     l.gpus = n;
     return true;

@@ -134,12 +134,12 @@ Answer solve(const Model& m, const Job& job, Question q) {
         }
         case Question::MinGpus: {
             // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
-            // The layout the GPU table uses (core/fit.cpp): tensor parallel inside an 8-GPU node
-            // (the largest degree dividing n and the heads), pipeline stages across; a chosen TP is kept.
+            // The layout the GPU table uses (core/fit.cpp, core/layout.cpp inference_layout_for): the job's TP
+            // and PP where given, the free one taking the rest; neither, TP inside an 8-GPU node and stages across.
             const ModelConfig& config = m.config;
-            const int64_t layers = m.config.layers, chosen_tp = job.tp;
+            const Job asked = job;
             const bool training = trains(job);
-            auto set = [&config, layers, chosen_tp, training](Job& j, int64_t v) {
+            auto set = [&config, &asked, training](Job& j, int64_t v) {
                 j.gpus = v;
                 if (training) {
                     // As the GPU table counts training (core/fit.cpp): the chosen TP × PP × CP, data
@@ -148,11 +148,10 @@ Answer solve(const Model& m, const Job& job, Question q) {
                     if (j.zero == 0 && v / ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1)) > 1) j.zero = 3;
                     return;
                 }
-                const int64_t tp = chosen_tp > 0 ? chosen_tp : inference_tp(config, v);
-                // A chosen TP must divide the count, and there are at most `layers` stages.
-                if (v % tp != 0 || (layers > 0 && v / tp > layers)) throw InputError("job.gpus", "no layout for this count");
+                int64_t tp = 0, pp = 0;
+                if (!inference_layout_for(config, asked, v, tp, pp)) throw InputError("job.gpus", "no layout for this count");
                 j.tp = tp;
-                j.pp = v / tp;
+                j.pp = pp;
             };
             int64_t v = 0;
             for (int64_t n = 1; n <= kMaxGpus && v == 0; ++n)
@@ -180,9 +179,15 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, below); }, &a.total_next);
                 a.next_label = std::to_string(below) + (below == 1 ? " GPU" : " GPUs");
             }
-            a.text = a.found ? "fewest GPUs: " + std::to_string(v) +
-                                   (training && job.zero == 0 ? " (ZeRO-3 / FSDP)" : training ? " (ZeRO-" + std::to_string(job.zero) + ")" : "")
-                             : "does not fit on up to 4096 GPUs";
+            // The layout at the answer, so the count can be set as it was counted.
+            std::string how;
+            if (a.found) {
+                Job at = job;
+                set(at, v);
+                if (training) how = at.zero == 3 && job.zero == 0 ? " (ZeRO-3 / FSDP)" : at.zero > 0 ? " (ZeRO-" + std::to_string(at.zero) + ")" : "";
+                else if (v > 1) how = " (TP " + std::to_string(at.tp) + " × PP " + std::to_string(at.pp) + ")";
+            }
+            a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how : "does not fit on up to 4096 GPUs";
             a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
             break;
         }

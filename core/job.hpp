@@ -115,7 +115,8 @@ struct Job {
     bool offload_params = false;         // parameters live on the CPU, gathered per layer
     int64_t gpus = 1;
     // 0 = automatic. Training: 1 each. Inference with neither set: TP inside an 8-GPU node, pipeline
-    // stages for the rest (core/layout.cpp); with one set, the other takes the remaining GPUs (pp: 1).
+    // stages for the rest (core/layout.cpp). pp alone: TP takes the GPUs per stage (pp 1: TP over every
+    // GPU). tp alone: one stage, data-parallel replicas for the rest.
     int64_t tp = 0;
     int64_t pp = 0;
     int64_t cp = 1;                      // context parallel: splits the sequence

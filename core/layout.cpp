@@ -20,6 +20,14 @@ int64_t inference_tp(const ModelConfig& c, int64_t n) {
     return 1;
 }
 
+bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp) {
+    if (job.tp > 0 && job.pp > 0) tp = job.tp, pp = job.pp;
+    else if (job.tp > 0) tp = job.tp, pp = n / job.tp;
+    else if (job.pp > 0) pp = job.pp, tp = n / job.pp;
+    else tp = inference_tp(c, n), pp = n / tp;
+    return tp > 0 && pp > 0 && n % (tp * pp) == 0 && (c.heads <= 0 || c.heads % tp == 0) && (c.layers <= 0 || pp <= c.layers);
+}
+
 Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;
@@ -47,9 +55,13 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
     l.zero = trains(job) ? job.zero : 0;
     // Tensor parallelism splits attention heads evenly (Megatron, vLLM).
     if (c.heads > 0 && c.heads % l.tp != 0)
-        throw InputError(job.tp > 0 ? "job.tp" : "job.gpus",
+        throw InputError(job.tp > 0 ? "job.tp" : job.pp > 0 ? "job.pp" : "job.gpus",
                          "tensor parallel degree " + count(l.tp) + " must divide num_attention_heads (" +
-                             count(c.heads) + ")" + (job.tp > 0 ? "" : "; set tp and pp to split differently"));
+                             count(c.heads) + ")" +
+                             (job.tp > 0   ? ""
+                              : job.pp > 0 ? " (the GPUs left per stage: " + count(job.gpus) + " / pp " + count(job.pp) +
+                                                 "); choose another pp, or set tp"
+                                           : "; set tp and pp to split differently"));
     if (c.layers > 0 && l.pp > c.layers)
         throw InputError("job.pp", "cannot exceed the number of layers (" + count(c.layers) + "), got " + count(l.pp));
     if (l.cp > job.seq) throw InputError("job.cp", "cannot exceed the sequence length (" + count(job.seq) + ")");

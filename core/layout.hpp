@@ -18,6 +18,13 @@ struct Layout {
 // largest t ≤ 8 dividing n and the attention heads (the rest are pipeline stages).
 int64_t inference_tp(const ModelConfig& c, int64_t n);
 
+// Inference on n GPUs as the GPU table and the fewest-GPUs answer count it: the
+// job's own TP and PP where given, the one not given taking the rest of the GPUs
+// (a replica does not lower per-GPU memory, a stage does); neither given, TP from
+// inference_tp and stages across. False when n has no such layout (a degree that
+// does not divide n or the heads, more stages than layers).
+bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp);
+
 // The layout the job asks for. Throws InputError when the degrees do not
 // multiply to the GPU count or cannot split the model evenly.
 Layout resolve_layout(const ModelConfig& config, const Job& job);

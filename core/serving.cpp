@@ -169,9 +169,6 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.pool_blocks = s.kv_pool > 0 && block > 0 ? static_cast<int64_t>(std::floor(s.kv_pool / block)) : 0;
     s.pool_tokens = s.pool_blocks * job.block_size;
     s.kv_per_request = kv_bytes(p, k, s.max_model_len, 1);
-    // vLLM's "Maximum concurrency": whole blocks' tokens over max_model_len (vllm executor_base.py
-    // initialize_cache: num_gpu_blocks * block_size / max_model_len).
-    s.max_concurrency = s.max_model_len > 0 ? static_cast<double>(s.pool_tokens) / static_cast<double>(s.max_model_len) : 0;
     s.kv_needed = kv_for_batch(p, k, job.seq, job.batch);
     b.bytes[kActivations] = act;
     b.bytes[kOverhead] = non_torch;
@@ -181,6 +178,11 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     // The pool is handed out in whole blocks.
     const double usable = block > 0 ? static_cast<double>(s.pool_blocks) * block : std::max(0.0, s.kv_pool);
     s.fits = s.kv_pool > 0 && usable >= s.kv_per_request && usable >= s.kv_needed;
+    // vLLM's "Maximum concurrency": the pool in whole blocks over one max_model_len request's KV
+    // (vllm/v1/core/kv_cache_utils.py get_max_concurrency_for_kv_cache_config: num_blocks over the
+    // blocks one request needs, windows and state included); for full attention, pool tokens over
+    // max_model_len. At least 1 exactly when one request fits, as the verdict says.
+    s.max_concurrency = s.kv_per_request > 0 ? usable / s.kv_per_request : 0;
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": KV pool " + gib(std::max(0.0, s.kv_pool)) + " = " +
                 count(s.pool_blocks) + " blocks × " + count(job.block_size) + " = " + count(s.pool_tokens) +
                 " tokens; maximum concurrency for " + count(s.max_model_len) + " tokens per request: " +

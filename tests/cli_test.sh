@@ -30,6 +30,8 @@ expect "json output" 0 '"total_bytes": 18868203673\.6' -- --json
 expect "config file" 0 "Parameters: 46\.70 B total, 12\.88 B active" -- --config "$fixtures/mixtral-8x7b.config.json"
 expect "explicit params" 0 "Parameters: 7\.00 B total" -- --params 7e9 --config "$fixtures/llama-3-8b.config.json"
 expect "list" 0 "deepseek-v3" -- --list
+# pp given alone: TP takes the GPUs of a stage; when that cannot split the heads, the error names pp (Qwen2.5 14B: 40 heads).
+expect "pp alone, heads" 2 '^vramcalc: error: job\.pp: tensor parallel degree 16 must divide num_attention_heads \(40\) \(the GPUs left per stage: 16 / pp 1\)' -- --model qwen2.5-14b --gpus 16 --pp 1
 # --list --json is the page's catalog (scripts/build.sh): Llama 3 8B has 8,030,261,248 parameters
 # (meta-llama/Meta-Llama-3-8B model card / safetensors index: 16,060,522,496 bytes of BF16).
 expect "catalog json" 0 '"id":"llama-3-8b","name":"Llama 3 8B","hf_id":"meta-llama/Meta-Llama-3-8B","params_total":8030261248,' -- --list --json

@@ -315,3 +315,17 @@ TEST_CASE("the cluster's GPU is the job's own unless the cluster names one (foun
     CHECK(std::string(request(json::object(), test::job(json::object())).gpu.id) == "h100");
     CHECK(std::string(request({{"gpu", "b200"}}, test::job({{"gpu", "h200"}})).gpu.id) == "b200");
 }
+
+TEST_CASE("serving: the job's own stages are the layout timed, as the estimate lays them out") {
+    // DeepSeek-V3 FP8 on 16 GPUs: pp 1 is TP over all 16, pp 2 is TP 8 × PP 2 (core/layout.cpp);
+    // the planner timed TP 1 × PP 9 for pp 1 and TP 1 × PP 2 (8 replicas) for pp 2.
+    const Model m = test::model("deepseek-v3");
+    for (const auto& [pp, tp] : {std::pair<int64_t, int64_t>{1, 16}, {2, 8}}) {
+        CAPTURE(pp);
+        const Job job = test::job({{"mode", "inference"}, {"dtype", "fp8"}, {"gpus", 16}, {"pp", pp}});
+        const ServeResult s = serve(m, job, request(json::object(), job));
+        CHECK(s.tp == tp);
+        CHECK(s.pp == pp);
+        CHECK(s.replicas == 1);
+    }
+}

@@ -153,3 +153,37 @@ TEST_CASE("one GPU is counted as the job runs on one GPU, without ZeRO-3's gathe
     CHECK(fewest.found);
     CHECK(fewest.value == 1);
 }
+
+TEST_CASE("inference: the table and fewest GPUs keep the job's own TP or PP, and the answer names its layout") {
+    // DeepSeek-V3 BF16 on H100s. Unset: TP ≤ 8 and stages across. pp 1: one stage, TP over all (128 heads:
+    // 32 fits, 16 does not). tp 4: stages take the rest. The layout in the text, set as given, fits.
+    const Model m = test::model("deepseek-v3");
+    struct Case { json job; int64_t gpus; const char* text; int64_t tp, pp; };
+    const Case cases[] = {{json::object(), 18, "fewest GPUs: 18 (TP 2 × PP 9)", 2, 9},
+                          {{{"pp", 1}}, 32, "fewest GPUs: 32 (TP 32 × PP 1)", 32, 1},
+                          {{{"tp", 4}}, 20, "fewest GPUs: 20 (TP 4 × PP 5)", 4, 5}};
+    for (const Case& c : cases) {
+        CAPTURE(c.job.dump());
+        json job = c.job;
+        job["gpu"] = "h100";
+        const Answer a = solve(m, test::job(job), Question::MinGpus);
+        CHECK(a.value == c.gpus);
+        CHECK(a.text == c.text);
+        json table = job;
+        table["gpus"] = c.job.value("tp", 1);  // a count the job's own degrees accept
+        int seen = 0;
+        for (const GpuFit& f : estimate(m, test::job(table)).fits)
+            if (std::string(f.id) == "h100") {
+                CHECK(f.gpus_needed == c.gpus);
+                ++seen;
+            }
+        CHECK(seen == 1);
+        json at = job;
+        at["gpus"] = c.gpus;
+        at["tp"] = c.tp;
+        at["pp"] = c.pp;
+        CHECK(compute_breakdown(m, test::job(at)).total() <= 79.11 * test::GiB);
+    }
+    // Training on one GPU names no ZeRO stage: none is used there.
+    CHECK(solve(test::model("llama-3.2-1b"), test::job({{"mode", "train"}, {"gpu", "h100"}}), Question::MinGpus).text == "fewest GPUs: 1");
+}

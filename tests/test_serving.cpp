@@ -223,6 +223,28 @@ TEST_CASE("vLLM: a pool just short of one request reads below 1x beside 'does no
     CHECK(e.serving.verdict.find("maximum concurrency for 4096 tokens per request: 0.99x") != std::string::npos);
 }
 
+TEST_CASE("vLLM: the concurrency figure agrees with the verdict for windows, chunks and state-space layers") {
+    // One request of max_model_len (batch 1 at seq): "fits" exactly when the maximum concurrency is at least 1,
+    // for sliding windows (Gemma 3), hybrid Mamba (Jamba), pure Mamba and full attention, near each threshold.
+    int checked = 0;
+    for (const char* id : {"gemma-3-27b", "jamba-v0.1", "mamba-2.8b", "llama-3-8b", "llama-3-70b"})
+        for (double util : {0.5, 0.6, 0.7, 0.712, 0.8, 0.9, 0.95})
+            for (int64_t seq : {4096, 32768, 131072}) {
+                CAPTURE(id);
+                CAPTURE(util);
+                CAPTURE(seq);
+                Estimate e;
+                try {
+                    e = run(test::model(id), {{"engine", "vllm"}, {"gpu", "h200"}, {"seq", seq}, {"gpu_memory_utilization", util}});
+                } catch (const InputError&) {
+                    continue;  // longer than the model's context
+                }
+                CHECK(e.serving.fits == (e.serving.max_concurrency >= 1));
+                ++checked;
+            }
+    CHECK(checked > 60);
+}
+
 TEST_CASE("concurrency text is cut to two decimals, never rounded up") {
     CHECK(concurrency_text(4080.0 / 4096) == "0.99x");  // 0.996
     CHECK(concurrency_text(29.0 / 100) == "0.29x");     // 28.999999999999996 / 100 in binary
