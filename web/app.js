@@ -1,10 +1,10 @@
 // The calculator page: one state object (state.js), one module per panel
 // (panels/), and this file turning state into core calls and renders.
-import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, savedHubConfig, jobValue,
+import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, savedHubConfig, catalogModelFor, jobValue,
   modeTitle } from './vramcalc-client.js';
 import { state, stateQuery, unbase64url } from './state.js';
 import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
-import { initModel, showSource, configText, modelName, sourceControl, fetchHub } from './panels/model.js';
+import { initModel, showSource, configText, modelName, sourceControl, fetchHub, resetHubStatus } from './panels/model.js';
 import { initCheckpoint, checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
@@ -50,6 +50,7 @@ function applyQuery(q) {
   s.pasted = '';
   s.hubId = '';
   s.hubText = '';
+  resetHubStatus();
   if (q.has('cfg')) {
     s.kind = 'paste';
     try {
@@ -193,9 +194,14 @@ function setupFor(q) {
     const m = models.find((x) => x.id === q.get('model'));
     text = m ? JSON.stringify(m.config) : null;
     title = m ? m.name : title;
-  } else if (q.has('hf')) text = q.get('hf') === state.source.hubId ? state.source.hubText : savedHubConfig(q.get('hf'));
+  } else if (q.has('hf')) {
+    // The config fetched for the page, else a kept copy, else the catalog's for a catalog model's Hub id.
+    const id = q.get('hf');
+    const known = catalogModelFor(id, models);
+    text = id === state.source.hubId ? state.source.hubText : savedHubConfig(id) ?? (known ? JSON.stringify(known.config) : null);
+  }
   else if (q.has('cfg')) { try { text = unbase64url(q.get('cfg')); } catch { text = null; } }
-  const result = text ? estimate(text, job) : { ok: false, error: { message: 'config not available offline' } };
+  const result = text ? estimate(text, job) : { ok: false, error: { message: 'config not available: fetch it once from the Hub' } };
   const j = result.ok ? result.job : { ...defaults, ...job };
   const subtitle = `${modeTitle(j.mode)} · ${result.ok ? result.weight_format : j.dtype} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}`;
   return { title, subtitle, result };

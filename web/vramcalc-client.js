@@ -190,18 +190,24 @@ export function savedHubConfig(id) {
   try { return localStorage.getItem(savedKey(id)); } catch { return null; }
 }
 
+// The catalog model with this Hub id (any case), if any.
+export function catalogModelFor(id, catalogModels) {
+  const key = String(id ?? '').toLowerCase();
+  return catalogModels.find((m) => m.hf_id && m.hf_id.toLowerCase() === key) ?? null;
+}
+
 // Resolves to { id, text, saved, catalog }: saved, a kept copy used because the Hub was unreachable;
 // catalog, the name of the catalog model with this Hub id whose config stands in when the Hub cannot
 // answer (offline, or a gated repository such as meta-llama's), with `reason` saying why.
 export async function fetchHubConfig(input, catalogModels = []) {
   const id = hubIdOf(input);
   if (!id) throw new Error(`Hugging Face id: '${input.trim()}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
-  const known = catalogModels.find((m) => m.hf_id && m.hf_id.toLowerCase() === id.toLowerCase());
+  const known = catalogModelFor(id, catalogModels);
   const fromCatalog = (reason) => ({ id: known.hf_id, text: JSON.stringify(known.config), saved: false, catalog: known.name, reason });
   const offline = (reason) => {
     const kept = savedHubConfig(id);
     if (kept !== null) return { id, text: kept, saved: true };
-    if (known) return fromCatalog(reason);
+    if (known) return fromCatalog(reason[0].toUpperCase() + reason.slice(1));
     throw new Error(`Hugging Face id: ${reason}; paste the config.json instead`);
   };
   if (typeof navigator !== 'undefined' && navigator.onLine === false) return offline('you are offline');
@@ -212,7 +218,7 @@ export async function fetchHubConfig(input, catalogModels = []) {
     return offline('could not reach huggingface.co (offline or blocked)');
   }
   if (response.status === 401 || response.status === 403) {
-    if (known) return fromCatalog(`${id} is gated on the Hub`);
+    if (known) return fromCatalog(`${known.hf_id} is gated on the Hub`);
     throw new Error(`Hugging Face id: ${id} is gated or private; paste its config.json instead`);
   }
   if (response.status === 404) throw new Error(`Hugging Face id: no model ${id} on the Hub`);

@@ -89,6 +89,13 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'Remove setup 2: Mixtral 8x7B');
   const again = await openCalculator(env.context, url);
   assert.equal(await again.locator('#compare tr.total td').count(), 3);
+  // removing the last ones: focus ends on Add, and no hidden Remove button is left behind
+  await page.click('#compare th button.remove >> nth=1');
+  await settled(page);
+  await page.click('#compare th button.remove >> nth=0');
+  await settled(page);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'compare-add');
+  assert.equal(await page.locator('#compare button.remove').count(), 0);
 });
 
 test('CSV and Markdown exports hold both jobs term by term', async () => {
@@ -179,6 +186,15 @@ test('Hub: a gated or unreachable model that is in the catalog uses the catalog\
   await page.click('#hub-fetch');
   await waitForText(page, '#hub-status', /^Could not reach huggingface\.co .*catalog's copy of its config \(Qwen2\.5 7B\)/);
   assert.match(await text(page, '#model-info'), /7\.6\d B/);
+  // Back to a catalog model: the Hub status is not left behind
+  await page.goBack();
+  await page.goBack();
+  await settled(page);
+  assert.equal(await text(page, '#hub-status'), '');
+  // a comparison column for a catalog model's Hub id works without the Hub
+  const cmp = await openCalculator(env.context,
+    `${env.server.url}index.html?model=qwen2.5-7b&cmp=${encodeURIComponent('hf=meta-llama/Meta-Llama-3-8B')}`);
+  assert.equal(await cmp.locator('#compare tr.total td').first().innerText(), native(['--model', 'llama-3-8b']).total_text);
 });
 
 test('the iframe embed is not cut off: results first, one column, no sideways scroll, sized to its content', async () => {

@@ -27,7 +27,11 @@ export function renderMatrix(table, matrixAnswer, job) {
 // setups: [{ title, lines: [...], result }] where result is the core's answer.
 export function renderCompare(table, setups, onRemove) {
   table.hidden = setups.length === 0;
-  if (!setups.length) return;
+  if (!setups.length) {
+    table.tHead.replaceChildren();  // no hidden Remove buttons left behind
+    table.tBodies[0].replaceChildren();
+    return;
+  }
   const head = el('tr');
   head.append(el('th', { scope: 'col' }, 'Setup'));
   setups.forEach((s, i) => {

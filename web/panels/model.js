@@ -79,6 +79,8 @@ function filterModels(pickOne = true) {
 }
 
 function setHubStatus(text) { $('hub-status').textContent = text; }
+// A Hub state reached without a fetch (Back, Forward, a new link) has no status of its own.
+export function resetHubStatus() { setHubStatus(''); }
 
 export async function fetchHub({ push = true } = {}) {
   const s = state.source;
@@ -94,7 +96,7 @@ export async function fetchHub({ push = true } = {}) {
     s.hubText = got.text;
     s.hubSaved = got.saved;
     setHubStatus(got.saved ? 'Offline: using the copy saved when this config was last fetched.'
-      : got.catalog ? `${got.reason[0].toUpperCase()}${got.reason.slice(1)}: using the catalog's copy of its config (${got.catalog}).` : '');
+      : got.catalog ? `${got.reason}: using the catalog's copy of its config (${got.catalog}).` : '');
     onChange({ push });
   } catch (e) {
     setHubStatus('');
