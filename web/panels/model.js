@@ -79,10 +79,17 @@ function filterModels(pickOne = true) {
 }
 
 function setHubStatus(text) { $('hub-status').textContent = text; }
+// Each fetch and each state change is numbered: a fetch that answers after the page has
+// moved on (Back, Forward, another fetch) leaves the state and the status alone.
+let hubRequest = 0;
 // A Hub state reached without a fetch (Back, Forward, a new link) has no status of its own.
-export function resetHubStatus() { setHubStatus(''); }
+export function resetHubStatus() {
+  ++hubRequest;
+  setHubStatus('');
+}
 
 export async function fetchHub({ push = true } = {}) {
+  const mine = ++hubRequest;
   const s = state.source;
   s.hubId = $('hub-id').value.trim();
   s.hubText = '';
@@ -91,6 +98,7 @@ export async function fetchHub({ push = true } = {}) {
   setHubStatus('Fetching…');
   try {
     const got = await fetchHubConfig(s.hubId, models);
+    if (mine !== hubRequest) return;
     s.hubId = got.id;
     $('hub-id').value = got.id;
     s.hubText = got.text;
@@ -99,6 +107,7 @@ export async function fetchHub({ push = true } = {}) {
       : got.catalog ? `${got.reason}: using the catalog's copy of its config (${got.catalog}).` : '');
     onChange({ push });
   } catch (e) {
+    if (mine !== hubRequest) return;
     setHubStatus('');
     onChange({ push, error: { field: 'config', message: e.message } });
   } finally {
