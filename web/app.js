@@ -21,7 +21,16 @@ const core = await loadCore();
 const options = JSON.parse(core.options());
 const defaults = options.defaults;
 const gpuCatalog = JSON.parse(core.gpus());
-const models = await modelsLoading;
+let models;
+try {
+  models = await modelsLoading;
+} catch (e) {
+  // A deployment without a readable catalog says so where the results go, instead of a blank page.
+  $('error').textContent = `The model catalog could not be read (${e.message}); reload the page, or report it to the site.`;
+  $('error').hidden = false;
+  document.body.dataset.ready = 'true';
+  throw e;
+}
 const fieldIds = initJob(options, gpuCatalog);
 const embedded = new URLSearchParams(location.search).has('embed');
 if (embedded) {

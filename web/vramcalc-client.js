@@ -63,9 +63,11 @@ export function loadModels() {
   if (!modelsPromise) {
     modelsPromise = fetch(new URL('models.json', base)).then((r) => {
       if (!r.ok) throw new Error(`models.json: HTTP ${r.status}`);
-      return r.json();
+      return r.json().catch(() => { throw new Error('models.json: not valid JSON'); });
     }).then((summary) => {
-      if (!summary?.ok || !Array.isArray(summary.models)) throw new Error(summary?.error?.message ?? 'models.json: not a catalog');
+      if (!summary?.ok || !Array.isArray(summary.models)) {
+        throw new Error(summary?.error?.message ?? 'models.json: not a catalog built by scripts/build.sh (vramcalc --list --json)');
+      }
       return summary.models;
     });
   }

@@ -54,12 +54,15 @@ class VramCalc extends HTMLElement {
   async update() {
     const $ = (sel) => this.shadowRoot.querySelector(sel);
     // loadCore() hands back the running instance, or a fresh one after a trap.
-    const [models] = await Promise.all([loadModels(), loadCore()]);
+    // A catalog that cannot be read is this widget's error, not a blank box.
+    const [models, catalogError] = await Promise.all([loadModels().then((m) => [m, null], (e) => [[], e]), loadCore()])
+      .then(([[m, e]]) => [m, e]);
     const id = this.getAttribute('model') || 'llama-3-8b';
     const model = models.find((m) => m.id === id);
     const job = this.job();
-    const result = model ? estimate(JSON.stringify(model.config), job)
-      : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
+    const result = catalogError ? { ok: false, error: { message: catalogError.message } }
+      : model ? estimate(JSON.stringify(model.config), job)
+        : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
     const query = new URLSearchParams({ model: id, ...job });
     $('a').href = new URL(`index.html?${query}`, base).href;
     $('.name').textContent = model ? model.name : id;

@@ -166,3 +166,25 @@ test('model search, export JSON and embed snippet', async () => {
   assert.match(snippet, /<vram-calc model="mixtral-8x22b"><\/vram-calc>/);
   assert.match(snippet, /<iframe src="http:\/\/127\.0\.0\.1:\d+\/index\.html\?model=mixtral-8x22b&amp;embed=1"/);
 });
+
+test('a catalog that cannot be read is said on the page and in each widget, not a blank page', async () => {
+  const { startServer, launchBrowser } = await import('./harness.mjs');
+  for (const [body, reason] of [['{"models": [', 'not valid JSON'], ['{"models":[]}', 'not a catalog built by scripts/build.sh']]) {
+    const server = await startServer(undefined, { override: (p) => (p === '/models.json' ? { status: 200, type: 'application/json', body } : null) });
+    const context = await launchBrowser();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}index.html`);
+      await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+      assert.match(await text(page, '#error'), new RegExp(`^The model catalog could not be read \\(models\\.json: ${reason}`));
+      const demo = await context.newPage();
+      await demo.goto(`${server.url}embed-demo.html`);
+      await demo.waitForFunction(() => [...document.querySelectorAll('vram-calc')].every((w) => w.dataset.error));
+      const errors = await demo.evaluate(() => [...document.querySelectorAll('vram-calc')].map((w) => w.dataset.error));
+      for (const e of errors) assert.match(e, new RegExp(`^models\\.json: ${reason}`));
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  }
+});
