@@ -12,24 +12,16 @@ namespace {
 constexpr int64_t kExactUpTo = 64;     // every count up to here is tried
 constexpr int64_t kMaxGpus = 65'536;   // beyond: binary search (per-GPU memory falls with the count)
 
-// The sharded layout for n GPUs. Inference: the job's TP and PP where given, the
-// free one taking the rest; neither given, tensor parallel inside an 8-GPU node
-// (the largest degree that divides n and the heads), pipeline stages across
-// (core/layout.cpp inference_layout_for). Training: the chosen TP/PP/CP, data parallel over the rest, with the
-// chosen ZeRO stage, or ZeRO-3 / FSDP when none was chosen (data parallelism
-// alone never lowers per-GPU memory). False when n cannot be laid out.
+// The sharded layout for n GPUs, as the fewest-GPUs answer lays it out
+// (core/layout.cpp inference_layout_for and training_layout_for). False when n
+// cannot be laid out.
 bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
-    const ModelConfig& c = p.m.config;
     l = chosen;
     if (trains(p.job)) {
-        const int64_t group = chosen.tp * chosen.pp * chosen.cp;
-        if (n % group != 0) return false;
-        l.dp = n / group;
-        // ZeRO-3 / FSDP only where there is a data-parallel (or context-parallel) group to shard over:
-        // on one group it would shard nothing and add its gather buffers.
-        l.zero = chosen.zero > 0 || l.dp * l.cp == 1 ? chosen.zero : 3;
+        if (!training_layout_for(p.job, n, l.zero)) return false;
+        l.dp = n / (l.tp * l.pp * l.cp);
     } else {
-        if (!inference_layout_for(c, p.job, n, l.tp, l.pp)) return false;
+        if (!inference_layout_for(p.m.config, p.job, n, l.tp, l.pp)) return false;
         l.dp = n / (l.tp * l.pp);
         l.cp = 1;
         l.zero = 0;
@@ -37,10 +29,6 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
     l.gpus = n;
     return true;
 }
-
-}  // namespace
-
-namespace {
 
 // vLLM / SGLang (engine_budgets_device): each GPU is asked the engine's own
 // question, on that GPU. Fitting grows with capacity, so at each count the

@@ -134,22 +134,18 @@ Answer solve(const Model& m, const Job& job, Question q) {
         }
         case Question::MinGpus: {
             // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
-            // The layout the GPU table uses (core/fit.cpp, core/layout.cpp inference_layout_for): the job's TP
-            // and PP where given, the free one taking the rest; neither, TP inside an 8-GPU node and stages across.
+            // The layout the GPU table uses (core/fit.cpp; core/layout.cpp training_layout_for and
+            // inference_layout_for): the job's own degrees where given, the rest filled as counted there.
             const ModelConfig& config = m.config;
-            const Job asked = job;
             const bool training = trains(job);
-            auto set = [&config, &asked, training](Job& j, int64_t v) {
+            auto set = [&config, &job, training](Job& j, int64_t v) {
                 j.gpus = v;
                 if (training) {
-                    // As the GPU table counts training (core/fit.cpp): the chosen TP × PP × CP, data
-                    // parallel over the rest, the chosen ZeRO stage or ZeRO-3 / FSDP when none is chosen.
-                    if (v % ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1) * j.cp) != 0) throw InputError("job.gpus", "no layout for this count");
-                    if (j.zero == 0 && v / ((j.tp > 0 ? j.tp : 1) * (j.pp > 0 ? j.pp : 1)) > 1) j.zero = 3;
+                    if (!training_layout_for(job, v, j.zero)) throw InputError("job.gpus", "no layout for this count");
                     return;
                 }
                 int64_t tp = 0, pp = 0;
-                if (!inference_layout_for(config, asked, v, tp, pp)) throw InputError("job.gpus", "no layout for this count");
+                if (!inference_layout_for(config, job, v, tp, pp)) throw InputError("job.gpus", "no layout for this count");
                 j.tp = tp;
                 j.pp = pp;
             };

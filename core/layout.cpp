@@ -28,6 +28,13 @@ bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64
     return tp > 0 && pp > 0 && n % (tp * pp) == 0 && (c.heads <= 0 || c.heads % tp == 0) && (c.layers <= 0 || pp <= c.layers);
 }
 
+bool training_layout_for(const Job& job, int64_t n, int& zero) {
+    const int64_t tp = job.tp > 0 ? job.tp : 1, pp = job.pp > 0 ? job.pp : 1;
+    if (n % (tp * pp * job.cp) != 0) return false;
+    zero = job.zero > 0 || n / (tp * pp) == 1 ? job.zero : 3;
+    return true;
+}
+
 Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;

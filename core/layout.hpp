@@ -25,6 +25,13 @@ int64_t inference_tp(const ModelConfig& c, int64_t n);
 // does not divide n or the heads, more stages than layers).
 bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp);
 
+// Training on n GPUs as the GPU table and the fewest-GPUs answer count it: the
+// job's TP × PP × CP, data parallel over the rest, the job's ZeRO stage, else
+// ZeRO-3 / FSDP where a data- or context-parallel group exists to shard over (on
+// one group it would shard nothing and add its gather buffers; data parallelism
+// alone never lowers per-GPU memory). False when n is not a multiple of TP × PP × CP.
+bool training_layout_for(const Job& job, int64_t n, int& zero);
+
 // The layout the job asks for. Throws InputError when the degrees do not
 // multiply to the GPU count or cannot split the model evenly.
 Layout resolve_layout(const ModelConfig& config, const Job& job);
