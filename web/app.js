@@ -1,6 +1,6 @@
 // The calculator page: one state object (state.js), one module per panel
 // (panels/), and this file turning state into core calls and renders.
-import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, savedHubConfig, catalogModelFor, jobValue,
+import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, hubConfigWithoutHub, jobValue,
   modeTitle } from './vramcalc-client.js';
 import { state, stateQuery, unbase64url } from './state.js';
 import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
@@ -206,8 +206,7 @@ function setupFor(q) {
   } else if (q.has('hf')) {
     // The config fetched for the page, else a kept copy, else the catalog's for a catalog model's Hub id.
     const id = q.get('hf');
-    const known = catalogModelFor(id, models);
-    text = id === state.source.hubId ? state.source.hubText : savedHubConfig(id) ?? (known ? JSON.stringify(known.config) : null);
+    text = id === state.source.hubId ? state.source.hubText : hubConfigWithoutHub(id, models)?.text ?? null;
   }
   else if (q.has('cfg')) { try { text = unbase64url(q.get('cfg')); } catch { text = null; } }
   const result = text ? estimate(text, job) : { ok: false, error: { message: 'config not available: fetch it once from the Hub' } };

@@ -188,14 +188,22 @@ function saveHubConfig(id, text) {
     if (text.length < 512 * 1024) localStorage.setItem(savedKey(id), text);
   } catch { /* storage full or disabled: the page still works online */ }
 }
-export function savedHubConfig(id) {
+function savedHubConfig(id) {
   try { return localStorage.getItem(savedKey(id)); } catch { return null; }
 }
 
-// The catalog model with this Hub id (any case), if any.
-export function catalogModelFor(id, catalogModels) {
+// The config of the catalog model with this Hub id (any case), or null.
+function catalogHubConfig(id, catalogModels) {
   const key = String(id ?? '').toLowerCase();
-  return catalogModels.find((m) => m.hf_id && m.hf_id.toLowerCase() === key) ?? null;
+  const known = catalogModels.find((m) => m.hf_id && m.hf_id.toLowerCase() === key);
+  return known ? { id: known.hf_id, text: JSON.stringify(known.config), saved: false, catalog: known.name } : null;
+}
+
+// A config for a Hub id without the Hub: the copy kept when it was last fetched,
+// else the catalog's; null if neither.
+export function hubConfigWithoutHub(id, catalogModels) {
+  const kept = savedHubConfig(id);
+  return kept !== null ? { id, text: kept, saved: true } : catalogHubConfig(id, catalogModels);
 }
 
 // Resolves to { id, text, saved, catalog }: saved, a kept copy used because the Hub was unreachable;
@@ -204,12 +212,9 @@ export function catalogModelFor(id, catalogModels) {
 export async function fetchHubConfig(input, catalogModels = []) {
   const id = hubIdOf(input);
   if (!id) throw new Error(`Hugging Face id: '${input.trim()}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
-  const known = catalogModelFor(id, catalogModels);
-  const fromCatalog = (reason) => ({ id: known.hf_id, text: JSON.stringify(known.config), saved: false, catalog: known.name, reason });
   const offline = (reason) => {
-    const kept = savedHubConfig(id);
-    if (kept !== null) return { id, text: kept, saved: true };
-    if (known) return fromCatalog(reason[0].toUpperCase() + reason.slice(1));
+    const stored = hubConfigWithoutHub(id, catalogModels);
+    if (stored) return { ...stored, reason: reason[0].toUpperCase() + reason.slice(1) };
     throw new Error(`Hugging Face id: ${reason}; paste the config.json instead`);
   };
   if (typeof navigator !== 'undefined' && navigator.onLine === false) return offline('you are offline');
@@ -220,7 +225,8 @@ export async function fetchHubConfig(input, catalogModels = []) {
     return offline('could not reach huggingface.co (offline or blocked)');
   }
   if (response.status === 401 || response.status === 403) {
-    if (known) return fromCatalog(`${known.hf_id} is gated on the Hub`);
+    const known = catalogHubConfig(id, catalogModels);
+    if (known) return { ...known, reason: `${known.id} is gated on the Hub` };
     throw new Error(`Hugging Face id: ${id} is gated or private; paste its config.json instead`);
   }
   if (response.status === 404) throw new Error(`Hugging Face id: no model ${id} on the Hub`);

@@ -55,8 +55,8 @@ class VramCalc extends HTMLElement {
     const $ = (sel) => this.shadowRoot.querySelector(sel);
     // loadCore() hands back the running instance, or a fresh one after a trap.
     // A catalog that cannot be read is this widget's error, not a blank box.
-    const [models, catalogError] = await Promise.all([loadModels().then((m) => [m, null], (e) => [[], e]), loadCore()])
-      .then(([[m, e]]) => [m, e]);
+    const catalog = loadModels().then((models) => ({ models }), (error) => ({ models: [], error }));
+    const [{ models, error: catalogError }] = await Promise.all([catalog, loadCore()]);
     const id = this.getAttribute('model') || 'llama-3-8b';
     const model = models.find((m) => m.id === id);
     const job = this.job();
