@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "api.hpp"
+#include "api/api.hpp"
+#include "step/timeline.hpp"
 
 using namespace vramcalc;
 using Clock = std::chrono::steady_clock;

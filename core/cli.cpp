@@ -8,14 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api.hpp"
-#include "checkpoint.hpp"
-#include "cluster.hpp"
-#include "inverse.hpp"
-#include "errors.hpp"
-#include "json_text.hpp"
-#include "report.hpp"
-#include "cluster_report.hpp"
+#include "api/api.hpp"
+#include "checkpoint/checkpoint.hpp"
+#include "cluster/cluster.hpp"
+#include "answers/inverse.hpp"
+#include "text/errors.hpp"
+#include "text/json_text.hpp"
+#include "answers/report.hpp"
+#include "cluster/report.hpp"
 
 using nlohmann::json;
 using namespace vramcalc;

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api.hpp"
-#include "errors.hpp"
+#include "api/api.hpp"
+#include "text/errors.hpp"
 
 namespace {
 

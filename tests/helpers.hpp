@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api.hpp"
-#include "memory.hpp"
+#include "api/api.hpp"
+#include "answers/estimate.hpp"
 
 namespace test {
 

@@ -2,11 +2,11 @@
 // and the model-init replay (core/model_init.cpp) against the measured figure it explains.
 #include <doctest/doctest.h>
 
-#include "allocator.hpp"
-#include "errors.hpp"
+#include "memory/allocator.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "memory.hpp"
-#include "model_init.hpp"
+#include "answers/estimate.hpp"
+#include "memory/model_init.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

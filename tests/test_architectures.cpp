@@ -3,10 +3,10 @@
 // Where an exact figure is published (Hub safetensors metadata), it is checked exactly.
 #include <doctest/doctest.h>
 
-#include "config.hpp"
-#include "errors.hpp"
+#include "model/config.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "params.hpp"
+#include "model/params.hpp"
 
 using namespace vramcalc;
 
@@ -85,7 +85,7 @@ TEST_CASE("gpt-oss-20b: MXFP4 experts, attention sinks, alternating 128-token sl
     CHECK(c.attention_sinks);
     CHECK(count_layers(c, Mixer::SlidingAttention) == 12);
     CHECK(c.layer_kinds[0].window == 128);
-    CHECK(c.quant.format == "mxfp4");
+    CHECK(c.quant.format == &format(FormatId::Mxfp4));
     CHECK(c.quant.bits == 4.25);
     CHECK(c.quant.experts_only);
 }
@@ -209,7 +209,7 @@ TEST_CASE("quantization_config selects the weight format, bits derived from the 
     // TheBloke-style GPTQ: 4 bits, group 128, act-order: 4 + (16 + 4)/128 = 4.15625 bits.
     const WeightQuant gptq = quant({{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}, {"desc_act", true},
                                     {"sym", true}, {"damp_percent", 0.1}});
-    CHECK(gptq.format == "gptq");
+    CHECK(std::string(gptq.format->name) == "gptq");
     CHECK(gptq.bits == 4 + 20.0 / 128);
     CHECK(gptq.desc_act);
     // GPTQ 8-bit per channel (group_size -1): 8 bits.
@@ -218,19 +218,19 @@ TEST_CASE("quantization_config selects the weight format, bits derived from the 
     const WeightQuant awq = quant({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 64}, {"zero_point", true},
                                    {"version", "gemm"}});
     CHECK(awq.bits == 4 + 20.0 / 64);
-    CHECK(awq.format == "int4");
+    CHECK(std::string(awq.format->name) == "int4");
     // DeepSeek-V3 FP8: 128x128 blocks with an fp32 scale each -> 8 + 32/16384.
     const WeightQuant fp8 = quant({{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}, {"fmt", "e4m3"},
                                    {"weight_block_size", {128, 128}}});
-    CHECK(fp8.format == "fp8");
+    CHECK(std::string(fp8.format->name) == "fp8");
     CHECK(fp8.bits == 8 + 32.0 / 16384);
     // bitsandbytes NF4 with double quantization (QLoRA) and LLM.int8().
     const WeightQuant nf4 = quant({{"quant_method", "bitsandbytes"}, {"load_in_4bit", true},
                                    {"bnb_4bit_quant_type", "nf4"}, {"bnb_4bit_use_double_quant", true}});
-    CHECK(nf4.format == "nf4");
+    CHECK(std::string(nf4.format->name) == "nf4");
     CHECK(nf4.bits == 4.127);
     CHECK(quant({{"load_in_4bit", true}, {"bnb_4bit_quant_type", "fp4"}}).bits == 4.5);
-    CHECK(quant({{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}).format == "int8");
+    CHECK(quant({{"quant_method", "bitsandbytes"}, {"load_in_8bit", true}}).format == &format(FormatId::Int8));
     // compressed-tensors W4A16 (group 128, symmetric): 4 + 16/128; FP8 W8A8 per channel: 8.
     const WeightQuant w4a16 = quant(nlohmann::json::parse(R"({"quant_method": "compressed-tensors",
         "format": "pack-quantized", "ignore": ["lm_head"], "config_groups": {"group_0": {"targets": ["Linear"],
@@ -243,7 +243,7 @@ TEST_CASE("quantization_config selects the weight format, bits derived from the 
         "format": "float-quantized", "config_groups": {"group_0": {"targets": ["Linear"],
         "weights": {"num_bits": 8, "type": "float", "symmetric": true, "strategy": "channel"},
         "input_activations": {"num_bits": 8, "type": "float", "dynamic": true, "strategy": "token"}}}})"));
-    CHECK(w8a8.format == "fp8");
+    CHECK(std::string(w8a8.format->name) == "fp8");
     CHECK(w8a8.bits == 8);
     CHECK(w8a8.scheme.find("W8A8") != std::string::npos);
     // Unknown methods and malformed schemes name the field.

@@ -2,11 +2,11 @@
 // GGUF header). Fixtures come from tests/fixtures/make_checkpoint_fixtures.py.
 #include <doctest/doctest.h>
 
-#include "checkpoint.hpp"
-#include "config.hpp"
-#include "errors.hpp"
+#include "checkpoint/checkpoint.hpp"
+#include "model/config.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "params.hpp"
+#include "model/params.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

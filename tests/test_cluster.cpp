@@ -5,9 +5,9 @@
 
 #include <doctest/doctest.h>
 
-#include "cluster.hpp"
-#include "collectives.hpp"
-#include "errors.hpp"
+#include "cluster/cluster.hpp"
+#include "cluster/collectives.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
 
 using namespace vramcalc;

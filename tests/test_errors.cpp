@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "json_writer.hpp"
+#include "text/json_writer.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

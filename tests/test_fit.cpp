@@ -2,9 +2,10 @@
 // table names is a layout the field accepts, and at that count the job fits.
 #include <doctest/doctest.h>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "inverse.hpp"
+#include "answers/inverse.hpp"
+#include "step/timeline.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

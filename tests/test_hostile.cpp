@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "json_text.hpp"
+#include "text/json_text.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

@@ -2,8 +2,9 @@
 // documented formula (arithmetic in the comments) or a published figure.
 #include <doctest/doctest.h>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
+#include "step/timeline.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "config.hpp"
+#include "model/config.hpp"
 #include "helpers.hpp"
-#include "params.hpp"
+#include "model/params.hpp"
 
 using namespace vramcalc;
 
@@ -148,4 +148,27 @@ TEST_CASE("config parsing details") {
         // 1000·512·2 (untied) + 2·(4·512·512 + 3·512·1024 + 2·512) + 512
         CHECK(count_params(c).total == 1'024'000 + 2 * (1'048'576 + 1'572'864 + 1'024) + 512);
     }
+}
+
+TEST_CASE("formats by id: each FormatId names its own table entry, and names resolve to the same entry") {
+    // The core names formats in code by id (model/formats.hpp) and resolves text once, when a
+    // config or job is read; both must land on the same table entry.
+    for (const NumberFormat& f : all_formats()) {
+        CAPTURE(f.name);
+        CHECK(&format(f.id) == &f);
+        CHECK(&find_format(f.name, "test") == &f);
+    }
+    CHECK(all_formats().size() == static_cast<size_t>(FormatId::Q2_K) + 1);
+}
+
+TEST_CASE("tensor roles are resolved when the model is listed") {
+    // Llama: q/k/v/o, gate/up/down, and the final norm; GPT-2's c_proj is the attention
+    // output in attention and the MLP's down projection in the MLP.
+    const Model llama = test::model("llama-3-8b");
+    uint32_t seen = 0;
+    for (const Tensor& t : llama.tensors) seen |= t.role;
+    CHECK(seen == (kRoleQ | kRoleK | kRoleV | kRoleO | kRoleGate | kRoleUp | kRoleDown | kRoleFinalNorm));
+    const Model gpt2 = prepare_model(parse_config_text(test::fixture("gpt2.config.json")));
+    for (const Tensor& t : gpt2.tensors)
+        if (std::string(t.module) == "c_proj") CHECK(t.role == (t.kind == TensorKind::Attention ? kRoleO : kRoleDown));
 }

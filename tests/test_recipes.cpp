@@ -3,8 +3,9 @@
 // base layer. Each figure is derived by hand in the test.
 #include <doctest/doctest.h>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
+#include "step/timeline.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

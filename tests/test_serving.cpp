@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "errors.hpp"
+#include "text/errors.hpp"
 #include "helpers.hpp"
-#include "units.hpp"
-#include "inverse.hpp"
-#include "kv.hpp"
+#include "text/units.hpp"
+#include "answers/inverse.hpp"
+#include "memory/kv.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
-#include "sweep.hpp"
+#include "api/sweep.hpp"
 
 using nlohmann::json;
 using namespace vramcalc;

@@ -2,10 +2,10 @@
 // config's quantization_config, or exact checkpoint metadata when attached.
 #include <doctest/doctest.h>
 
-#include "checkpoint.hpp"
-#include "config.hpp"
+#include "checkpoint/checkpoint.hpp"
+#include "model/config.hpp"
 #include "helpers.hpp"
-#include "params.hpp"
+#include "model/params.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;

@@ -3,8 +3,8 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include "api.hpp"
-#include "sweep.hpp"
+#include "api/api.hpp"
+#include "api/sweep.hpp"
 
 namespace {
 

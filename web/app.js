@@ -5,7 +5,7 @@ import { loadCore, loadModels, coreBroken, estimate, sweep, matrix, solve, ticks
 import { state, stateQuery, unbase64url } from './state.js';
 import { initJob, setField, readJob, touch, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { initModel, showSource, configText, modelName, sourceControl, fetchHub, resetHubStatus } from './panels/model.js';
-import { initCheckpoint, checkpointFor, checkpointTag } from './panels/checkpoint.js';
+import { initCheckpoint, checkpointFor, checkpointTag, isCheckpointFile, openCheckpointFile } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
@@ -322,7 +322,8 @@ function update({ push = false, error = null } = {}) {
 
 // ---------------------------------------------------------------- events
 
-initModel(models, update);
+// A checkpoint dropped anywhere on the page goes to its panel, any other file is a config.
+initModel(models, update, (file) => isCheckpointFile(file) && (openCheckpointFile(file), true));
 initCheckpoint(update);
 form.addEventListener('submit', (e) => e.preventDefault());
 // History: a choice (select, checkbox) adds an entry; typing adds one entry

@@ -3,7 +3,6 @@
 // pattern: arrow keys, Home/End, one tab stop.
 import { fetchHubConfig, hubIdOf } from '../vramcalc-client.js';
 import { state } from '../state.js';
-import { isCheckpointFile, openCheckpointFile } from './checkpoint.js';
 
 const $ = (id) => document.getElementById(id);
 let models = [];
@@ -122,7 +121,9 @@ async function loadFile(file) {
   onChange({ push: true });
 }
 
-export function initModel(catalog, changed) {
+// takeFile(file): another panel's claim on a dropped file (the checkpoint panel
+// takes weight headers); true when it took it, else the file is read as a config.
+export function initModel(catalog, changed, takeFile = () => false) {
   models = catalog;
   onChange = changed;
   for (const m of models) {
@@ -153,8 +154,7 @@ export function initModel(catalog, changed) {
       e.preventDefault();
       $('config-text').classList.remove('drop');
       const file = e.dataTransfer.files[0];
-      if (file && isCheckpointFile(file)) openCheckpointFile(file);  // a checkpoint dropped anywhere: its header
-      else if (file) loadFile(file);
+      if (file && !takeFile(file)) loadFile(file);  // a checkpoint dropped anywhere: its header
     });
   }
   $('hub-fetch').addEventListener('click', () => fetchHub());

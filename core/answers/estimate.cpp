@@ -1,0 +1,41 @@
+#include "answers/estimate.hpp"
+
+#include "answers/fit.hpp"
+#include "answers/notes.hpp"
+#include "memory/states.hpp"
+#include "step/timeline.hpp"
+
+namespace vramcalc {
+
+Estimate estimate(const Model& m, const Job& job, bool explain) {
+    Estimate e;
+    e.params = m.params;
+    e.layout = resolve_layout(m.config, job);
+    const Plan plan = make_plan(m, job);
+    e.trainable_params = plan.trainable;
+    const Step step = run_step(plan, e.layout, explain);
+    e.breakdown = step.breakdown;
+    e.timeline = step.timeline;
+    e.allocated_bytes = step.allocated;
+    e.reserved_bytes = step.reserved;
+    e.device_bytes = step.device;
+    e.cpu_bytes = step.cpu;
+    e.activations_saved_bytes = step.saved;
+    e.serving = step.serving;
+    if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    e.model_states_bytes = weights_term(plan, e.layout, nullptr) + gradients_term(plan, e.layout, nullptr) +
+                           optimizer_term(plan, e.layout, nullptr);
+    e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
+    e.weights_source = plan.exact ? WeightsSource::Exact : plan.shipped ? WeightsSource::QuantizationConfig : WeightsSource::Job;
+    e.weights_reference_bytes = base_weights_bytes(plan, nullptr);
+    // GPUs that hold one full copy of the model between them: data-parallel
+    // replicas each hold their own, so the ratio is per replica.
+    const double copies = static_cast<double>(e.layout.tp * e.layout.pp);
+    const double replica = e.layout.zero > 0 ? static_cast<double>(e.layout.gpus) : copies;
+    e.ratio_to_weights = e.breakdown.total() * replica / e.weights_reference_bytes;
+    if (explain) e.notes = notes_for(plan, e);
+    e.fits = fit_gpus(plan, e.layout, e.breakdown.total());
+    return e;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,117 @@
+#include "answers/fit.hpp"
+
+#include <algorithm>
+
+#include "hardware/gpus.hpp"
+#include "serving/serving.hpp"
+#include "step/timeline.hpp"
+
+namespace vramcalc {
+namespace {
+
+constexpr int64_t kExactUpTo = 64;     // every count up to here is tried
+constexpr int64_t kMaxGpus = 65'536;   // beyond: binary search (per-GPU memory falls with the count)
+
+// The sharded layout for n GPUs, as the fewest-GPUs answer lays it out
+// (core/layout.cpp inference_layout_for and training_layout_for). False when n
+// cannot be laid out.
+bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
+    l = chosen;
+    if (trains(p.job)) {
+        if (!training_layout_for(p.job, n, l.zero)) return false;
+        l.dp = n / (l.tp * l.pp * l.cp);
+    } else {
+        if (!inference_layout_for(p.m.config, p.job, n, l.tp, l.pp)) return false;
+        l.dp = n / (l.tp * l.pp);
+        l.cp = 1;
+        l.zero = 0;
+    }
+    l.gpus = n;
+    return true;
+}
+
+// vLLM / SGLang (engine_budgets_device): each GPU is asked the engine's own
+// question, on that GPU. Fitting grows with capacity, so at each count the
+// unresolved GPUs are tried largest first and the first miss ends the count.
+std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std::vector<GpuFit> fits) {
+    Layout l;
+    auto fits_on = [&](double capacity, const Layout& at) {
+        Job j = p.job;
+        j.gpu = nullptr;
+        j.device_gib = capacity / (1024.0 * 1024.0 * 1024.0);
+        return run_step(make_plan(p.m, j), at, false).serving.fits;
+    };
+    auto fits_at = [&](double capacity, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(capacity, l); };
+    std::vector<GpuFit*> open;
+    for (auto& f : fits) {
+        f.fits_as_configured = fits_on(f.capacity_bytes, chosen);
+        open.push_back(&f);
+    }
+    std::stable_sort(open.begin(), open.end(), [](const GpuFit* a, const GpuFit* b) { return a->capacity_bytes > b->capacity_bytes; });
+    // Every count is tried in order: up to 64, and past it up to 8 · layers (the layouts that exist).
+    const int64_t most = std::max(kExactUpTo, p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo);
+    for (int64_t n = 1; n <= most && !open.empty(); ++n) {
+        size_t i = 0;
+        while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
+        open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return fits;
+}
+
+}  // namespace
+
+std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
+    std::vector<GpuFit> fits;
+    for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
+    // The user's own GPU (job.device_gib, GiB as marketed like the catalog's), answered like any other.
+    if (p.job.device_gib > 0) {
+        const double bytes = p.job.device_gib * 1024.0 * 1024.0 * 1024.0;
+        fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
+    }
+    if (engine_budgets_device(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
+    Layout l;
+    auto total_at = [&](int64_t n, double& total) {
+        if (!fit_layout(p, chosen, n, l)) return false;
+        total = run_step(p, l, false).breakdown.total();
+        return true;
+    };
+    size_t unresolved = fits.size();
+    double total = 0;
+    for (int64_t n = 1; n <= kExactUpTo && unresolved > 0; ++n) {
+        if (!total_at(n, total)) continue;
+        for (auto& f : fits)
+            if (f.gpus_needed == 0 && total <= f.capacity_bytes) {
+                f.gpus_needed = n;
+                --unresolved;
+            }
+    }
+    // Past 64, per-GPU memory only falls as n doubles; find each GPU's count by
+    // bisection over multiples of the layout's group size.
+    const int64_t step = trains(p.job) ? chosen.tp * chosen.pp * chosen.cp : 8;
+    // Inference lays n GPUs out as TP ≤ 8 × PP ≤ layers: no count past 8 · layers exists to try.
+    const int64_t most = trains(p.job) || p.m.config.layers <= 0 ? kMaxGpus
+                                                                  : std::min<int64_t>(kMaxGpus, 8 * p.m.config.layers);
+    for (auto& f : fits) {
+        if (f.gpus_needed != 0) continue;
+        int64_t lo = kExactUpTo / step, hi = most / step;
+        if (hi <= lo) continue;
+        if (!total_at(hi * step, total) || total > f.capacity_bytes) continue;
+        while (hi - lo > 1) {
+            const int64_t mid = (lo + hi) / 2;
+            if (total_at(mid * step, total) && total <= f.capacity_bytes) hi = mid;
+            else lo = mid;
+        }
+        // Counts between two multiples also have layouts (TP 4 × PP 33 = 132 for 128 heads), and
+        // per-GPU memory is not monotonic across layouts: the first count in the last bracket that
+        // fits, as the fewest-GPUs answer (core/inverse.cpp), which tries every count, finds.
+        f.gpus_needed = hi * step;
+        for (int64_t n = (hi - 1) * step + 1; n < hi * step; ++n)
+            if (total_at(n, total) && total <= f.capacity_bytes) {
+                f.gpus_needed = n;
+                break;
+            }
+    }
+    return fits;
+}
+
+}  // namespace vramcalc

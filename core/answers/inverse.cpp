@@ -1,0 +1,235 @@
+#include "answers/inverse.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "text/errors.hpp"
+#include "answers/fit.hpp"
+#include "serving/gguf.hpp"
+#include "serving/serving.hpp"
+#include "step/timeline.hpp"
+#include "text/units.hpp"
+
+namespace vramcalc {
+namespace {
+
+struct QName {
+    const char* name;
+    Question q;
+};
+const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch", Question::MaxBatch},
+                            {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
+                            {"max_gpu_layers", Question::MaxGpuLayers}};
+
+constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4096;
+
+// A job at a trial value: a copy with one field changed. An invalid layout at
+// that value (heads not divisible, ...) counts as not fitting.
+template <class Set>
+bool fits_with(const Model& m, const Job& base, Set set, double* total) {
+    Job j = base;
+    try {
+        set(j);  // may refuse a value that has no layout
+        return fits_device(m, j, total);
+    } catch (const InputError&) {
+        return false;
+    }
+}
+
+// Largest v in [lo, hi] with fits(v), for fits true up to some point and false after; lo - 1 if none.
+template <class Fits>
+int64_t largest(int64_t lo, int64_t hi, Fits fits) {
+    if (!fits(lo)) return lo - 1;
+    int64_t good = lo, step = 1;
+    // Gallop up, then bisect between the last fit and the first miss.
+    while (good + step <= hi && fits(good + step)) {
+        good += step;
+        step *= 2;
+    }
+    int64_t bad = std::min(hi + 1, good + step);
+    while (bad - good > 1) {
+        const int64_t mid = good + (bad - good) / 2;
+        (fits(mid) ? good : bad) = mid;
+    }
+    return good;
+}
+
+// Formats largest first: GGUF file types for llama.cpp, serving formats otherwise.
+std::vector<FormatId> format_ladder(const Job& job) {
+    using F = FormatId;
+    if (llama_cpp_like(job)) return {F::Fp16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q4_0, F::Q3_K_M, F::Q2_K};
+    return {F::Fp16, F::Fp8, F::Gptq, F::Nf4, F::Int4};
+}
+
+}  // namespace
+
+Question parse_question(const std::string& name) {
+    std::string names;
+    for (const auto& q : kQuestions) {
+        if (name == q.name) return q.q;
+        names += (names.empty() ? "" : ", ") + std::string(q.name);
+    }
+    throw InputError("question", "must be one of " + names + ", got '" + name.substr(0, 40) + "'");
+}
+
+const char* question_name(Question q) {
+    for (const auto& x : kQuestions)
+        if (x.q == q) return x.name;
+    return "?";
+}
+
+std::vector<const char*> question_names() {
+    std::vector<const char*> n;
+    for (const auto& q : kQuestions) n.push_back(q.name);
+    return n;
+}
+
+bool fits_device(const Model& model, const Job& job, double* total) {
+    const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
+    if (total) *total = s.breakdown.total();
+    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU.
+    return trains(job) ? s.breakdown.total() <= device_bytes(job) : s.serving.fits;
+}
+
+Answer solve(const Model& m, const Job& job, Question q) {
+    if (!job.gpu && job.device_gib <= 0) throw InputError("job.gpu", "choose a GPU (gpu) to ask what fits on it");
+    if (trains(job) && q == Question::BestFormat)
+        throw InputError("job.mode", "the largest weight format is an inference question (fine-tuning's format follows "
+                                     "the mode: QLoRA trains on NF4 weights)");
+    Answer a;
+    a.question = q;
+    double t = 0;
+    // `largest` gives lo - 1 when not even lo fits: then there is no answer and no next.
+    auto record = [&](auto set, int64_t value, int64_t lo, int64_t hi) {
+        a.found = value >= lo && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
+        a.value = value;
+        if (!a.found) return;
+        a.next_exists = value + 1 <= hi;
+        a.next = value + 1;
+        if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
+    };
+    switch (q) {
+        case Question::MaxContext: {
+            auto set = [](Job& j, int64_t v) {
+                j.seq = v;
+                if (j.max_model_len > 0) j.max_model_len = v;
+            };
+            const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, 1, kMaxContext);
+            a.text = a.found ? "largest context: " + std::to_string(v) + " tokens × batch " + std::to_string(job.batch)
+                             : "not even one token fits";
+            a.answer_label = "context " + std::to_string(v);
+            a.next_label = "context " + std::to_string(v + 1);
+            break;
+        }
+        case Question::MaxBatch: {
+            auto set = [](Job& j, int64_t v) { j.batch = v; };
+            const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, 1, kMaxBatch);
+            a.text = a.found ? "largest batch: " + std::to_string(v) + (trains(job) ? " sequence" : " concurrent sequence") +
+                                   (v == 1 ? "" : "s") + " of " + std::to_string(job.seq) + " tokens"
+                             : "not even one sequence fits";
+            a.answer_label = "batch " + std::to_string(v);
+            a.next_label = "batch " + std::to_string(v + 1);
+            break;
+        }
+        case Question::MinGpus: {
+            // Per-GPU memory falls with the count but layouts need divisibility: every count is tried in order.
+            // The layout the GPU table uses (core/fit.cpp; core/layout.cpp training_layout_for and
+            // inference_layout_for): the job's own degrees where given, the rest filled as counted there.
+            const ModelConfig& config = m.config;
+            const bool training = trains(job);
+            auto set = [&config, &job, training](Job& j, int64_t v) {
+                j.gpus = v;
+                if (training) {
+                    if (!training_layout_for(job, v, j.zero)) throw InputError("job.gpus", "no layout for this count");
+                    return;
+                }
+                int64_t tp = 0, pp = 0;
+                if (!inference_layout_for(config, job, v, tp, pp)) throw InputError("job.gpus", "no layout for this count");
+                j.tp = tp;
+                j.pp = pp;
+            };
+            int64_t v = 0;
+            for (int64_t n = 1; n <= kMaxGpus && v == 0; ++n)
+                if (fits_with(m, job, [&](Job& j) { set(j, n); }, &t)) v = n;
+            a.found = v > 0;
+            a.value = v;
+            if (a.found) {
+                fits_with(m, job, [&](Job& j) { set(j, v); }, &a.total_at);
+                // "next" for a minimum is the largest smaller count that has a layout (131 GPUs has none
+                // for 61 layers and 128 heads; 130 does): its total, which does not fit.
+                int64_t below = v - 1;
+                auto laid_out = [&](int64_t n) {
+                    Job j = job;
+                    try {
+                        set(j, n);
+                        resolve_layout(m.config, j);
+                        return true;
+                    } catch (const InputError&) {
+                        return false;
+                    }
+                };
+                while (below >= 1 && !laid_out(below)) --below;
+                a.next_exists = below >= 1;
+                a.next = below;
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, below); }, &a.total_next);
+                a.next_label = std::to_string(below) + (below == 1 ? " GPU" : " GPUs");
+            }
+            // The layout at the answer, so the count can be set as it was counted.
+            std::string how;
+            if (a.found) {
+                Job at = job;
+                set(at, v);
+                if (training) how = at.zero == 3 && job.zero == 0 ? " (ZeRO-3 / FSDP)" : at.zero > 0 ? " (ZeRO-" + std::to_string(at.zero) + ")" : "";
+                else if (v > 1) how = " (TP " + std::to_string(at.tp) + " × PP " + std::to_string(at.pp) + ")";
+            }
+            a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how : "does not fit on up to 4096 GPUs";
+            a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
+            break;
+        }
+        case Question::MaxGpuLayers: {
+            if (!llama_cpp_like(job)) throw InputError("job.engine", "the -ngl answer is for llama.cpp or Ollama");
+            const int64_t L = m.config.layers;
+            auto set = [](Job& j, int64_t v) { j.n_gpu_layers = v; };
+            const int64_t v = largest(0, L + 1, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, 0, L + 1);
+            a.text = a.found ? "-ngl " + std::to_string(v) + (v > L ? " (every layer and the output)" : " of " + std::to_string(L) + " layers")
+                             : "not even the CPU-only setup's GPU buffers fit";
+            a.answer_label = "-ngl " + std::to_string(v);
+            a.next_label = "-ngl " + std::to_string(v + 1);
+            break;
+        }
+        case Question::BestFormat: {
+            const std::vector<FormatId> ladder = format_ladder(job);
+            for (FormatId f : ladder) a.candidates.push_back(format(f).name);
+            auto set = [&](Job& j, int64_t i) { j.dtype = &format(ladder[static_cast<size_t>(i)]); };
+            const int64_t n = static_cast<int64_t>(a.candidates.size());
+            // Index 0 is the largest format; fitting is monotone in the index: find the first that fits.
+            int64_t lo = 0, hi = n;  // answer in [lo, hi]; hi = n means none
+            while (lo < hi) {
+                const int64_t mid = (lo + hi) / 2;
+                if (fits_with(m, job, [&](Job& j) { set(j, mid); }, &t)) hi = mid;
+                else lo = mid + 1;
+            }
+            a.found = lo < n;
+            a.value = lo;
+            if (a.found) {
+                a.format = a.candidates[static_cast<size_t>(lo)];
+                fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at);
+                a.next_exists = lo > 0;  // the next larger format, which does not fit
+                a.next = lo - 1;
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
+            }
+            a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";
+            a.answer_label = a.found ? "format " + a.format : "";
+            a.next_label = a.next_exists ? "format " + a.candidates[static_cast<size_t>(lo - 1)] : "";
+            break;
+        }
+    }
+    if (!a.found) a.answer_label.clear();
+    if (!a.next_exists) a.next_label.clear();
+    return a;
+}
+
+}  // namespace vramcalc

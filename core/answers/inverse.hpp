@@ -1,0 +1,43 @@
+#pragma once
+// Inverse answers: for the chosen GPU and job, the largest context, the
+// largest batch, the best format that still fits, the fewest GPUs and the
+// most llama.cpp layers on the GPU. Each is solved exactly by monotone search
+// over the numbers-only path (no explanations), and the answer comes with the
+// estimate at it and at the next step, so callers can see it fits there and
+// not one further.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "answers/estimate.hpp"
+
+namespace vramcalc {
+
+enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers };
+
+struct Answer {
+    Question question;
+    bool found = false;          // false: nothing fits even at the smallest value
+    int64_t value = 0;           // seq, batch, GPUs, layers; for BestFormat the index in candidates
+    std::string format;          // BestFormat: the format's name
+    std::vector<std::string> candidates;  // BestFormat: formats tried, largest first
+    double total_at = 0, total_next = 0;  // per-GPU totals at the answer and one step past it
+    bool next_exists = false;    // false when the answer is the upper end of the range
+    int64_t next = 0;            // the value one step past the answer: value + 1; for a minimum value − 1
+                                 // (fewest GPUs: the largest smaller count that has a layout)
+    bool fits_next = false;      // re-estimated one step past the answer (false unless the job is not monotone)
+    std::string text;
+    std::string answer_label, next_label;  // the answer and one step past it, as settings ("context 8192", "-ngl 33")
+};
+
+// Throws InputError("question") for an unknown name, InputError("job.gpu") when no GPU is chosen.
+Question parse_question(const std::string& name);
+const char* question_name(Question q);
+std::vector<const char*> question_names();
+
+Answer solve(const Model& model, const Job& job, Question q);
+
+// Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang).
+bool fits_device(const Model& model, const Job& job, double* total = nullptr);
+
+}  // namespace vramcalc

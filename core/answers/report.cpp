@@ -1,0 +1,83 @@
+#include "answers/report.hpp"
+
+#include "text/units.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace vramcalc {
+namespace {
+
+std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string printf_string(const char* format, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return buf;
+}
+
+const char* mode_title(Mode m) {
+    switch (m) {
+        case Mode::Inference: return "inference";
+        case Mode::Train: return "full training";
+        case Mode::LoRA: return "LoRA fine-tuning";
+        case Mode::QLoRA: return "QLoRA fine-tuning";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string format_report(const std::string& model_name, const Job& job, const Estimate& e) {
+    const double B = 1e9;
+    std::string out = "vramcalc: " + model_name + "\n";
+    out += "Parameters: " + params_text(e.params.total) + " total, " + params_text(e.params.active) + " active per token";
+    out += e.trainable_params > 0 ? ", " + params_text(e.trainable_params) + " trainable\n" : "\n";
+    out += printf_string("Job: %s, %s weights, batch %lld x seq %lld", mode_title(job.mode), e.weight_format_label.c_str(),
+                         static_cast<long long>(job.batch), static_cast<long long>(job.seq));
+    if (job.mode != Mode::Inference)
+        out += std::string(", ") + optimizer_name(job.optimizer) + ", checkpointing " + checkpointing_name(job.checkpointing);
+    out += std::string(", ") + attention_name(job.attention) + " attention";
+    out += printf_string(", %lld GPU(s) (DP %lld x TP %lld x PP %lld, ZeRO %d)\n\n", static_cast<long long>(e.layout.gpus),
+                         static_cast<long long>(e.layout.dp), static_cast<long long>(e.layout.tp),
+                         static_cast<long long>(e.layout.pp), e.layout.zero);
+    out += "Per GPU               GB   how\n";
+    for (int t = 0; t < kTermCount; ++t)
+        out += printf_string("  %-16s %9.2f   %s\n", term_label(t), e.breakdown.bytes[t] / B, e.breakdown.why[t].c_str());
+    out += printf_string("  %-16s %9.2f\n", "Total", e.breakdown.total() / B);
+    if (e.layout.gpus > 1)
+        out += printf_string("  %-16s %9.2f   over %lld GPUs\n", "All GPUs", e.breakdown.total() * e.layout.gpus / B,
+                             static_cast<long long>(e.layout.gpus));
+    if (e.timeline.count > 0) {
+        out += "\nTraining step (live tensors per GPU, GB)\n";
+        for (int i = 0; i < e.timeline.count; ++i) {
+            const Phase& ph = e.timeline.phases[i];
+            out += printf_string("  %-34s %9.2f%s\n", ph.label, ph.total() / B, i == e.timeline.peak ? "   <- peak" : "");
+        }
+    }
+    out += printf_string("\nRaw weights %.2f GB; this job needs %.1f x that.\n", e.weights_reference_bytes / B,
+                         e.ratio_to_weights);
+    for (const auto& n : e.notes) out += "- " + n + "\n";
+    // Serving: the engine's verdict on the chosen GPU, its pool and what stays in system RAM.
+    if (job.mode == Mode::Inference && !e.serving.verdict.empty())
+        out += std::string("\n") + engine_name(job.engine) + ": " + e.serving.verdict + "\n";
+    if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
+        out += printf_string("System RAM: %.2f GB (", e.serving.cpu_bytes / B) + std::to_string(e.serving.gpu_layers) + "/" +
+               std::to_string(e.serving.layers) + " layers on the GPU)\n";
+    out += "\nGPU                        memory                 this setup  GPUs needed (";
+    // fit_gpus (core/fit.cpp) keeps a chosen ZeRO stage and takes ZeRO-3 / FSDP when none is chosen.
+    out += job.mode == Mode::Inference ? "tensor + pipeline parallel"
+                                       : job.zero > 0 ? "ZeRO-" + std::to_string(job.zero) : "ZeRO-3 / FSDP";
+    out += ")\n";
+    for (const auto& f : e.fits) {
+        out += printf_string("  %-26s", f.name) + printf_string(" %-22s", capacity_text(f.capacity_bytes).c_str()) +
+               printf_string(" %-10s  ", f.fits_as_configured ? "fits" : "no");
+        out += f.gpus_needed > 0 ? printf_string("%lld\n", static_cast<long long>(f.gpus_needed))
+                                 : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");
+    }
+    return out;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,382 @@
+#include "api/api.hpp"
+
+#include "checkpoint/checkpoint.hpp"
+
+#include <optional>
+
+#include "cluster/cluster.hpp"
+
+#include "text/errors.hpp"
+#include "hardware/gpus.hpp"
+#include "answers/inverse.hpp"
+#include "text/json_text.hpp"
+#include "text/guarded.hpp"
+#include "text/json_writer.hpp"
+#include "text/units.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+void write_counts(JsonWriter& w, const Model& m) {
+    const ModelConfig& c = m.config;
+    w.begin_object();
+    w.field("model_type", c.family == Family::Explicit ? "explicit" : c.model_type);
+    w.field("params_total", m.params.total).field("params_active", m.params.active);
+    w.field("params_total_text", params_text(m.params.total)).field("params_active_text", params_text(m.params.active));
+    w.field("params_embeddings", m.params.embeddings);
+    w.field("is_moe", c.is_moe()).field("experts", c.experts).field("experts_per_token", c.experts_per_token);
+    w.field("layers", c.layers).field("hidden_size", c.hidden).field("heads", c.heads).field("kv_heads", c.kv_heads);
+    w.field("vocab_size", c.vocab).field("mla", c.is_mla());
+    w.end_object();
+}
+
+void write_job(JsonWriter& w, const Job& job) {
+    w.begin_object();
+    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
+    w.field("precision", precision_name(job.precision)).field("optimizer", optimizer_name(job.optimizer));
+    w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
+    w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
+    w.field("fp32_gradients", job.fp32_gradients).field("grad_accum", job.grad_accum);
+    w.field("batch", job.batch).field("seq", job.seq).field("checkpointing", checkpointing_name(job.checkpointing));
+    w.field("activation_offload", job.activation_offload).field("attention", attention_name(job.attention));
+    w.field("flash_attention", job.attention != Attention::Eager);
+    w.field("loss", loss_name(job.loss)).field("loss_chunks", job.loss_chunks).field("compile", job.compile);
+    w.field("kv_dtype", job.kv_dtype ? job.kv_dtype->name : "auto");
+    w.field("lora_rank", job.lora_rank).field("lora_targets", job.lora_targets).field("lora_dropout", job.lora_dropout);
+    w.field("adapter_dtype", job.adapter_dtype->name);
+    w.field("offload_optimizer", job.offload_optimizer).field("offload_params", job.offload_params);
+    w.field("sync_module_states", job.sync_module_states).field("model_init", model_init_name(job.model_init));
+    w.field("qlora_matmul", qlora_matmul_name(job.qlora_matmul));
+    w.field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp).field("cp", job.cp).field("zero", job.zero);
+    w.field("report", memory_kind_name(job.report));
+    w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
+    // Serving (core/serving.cpp): the engine and its fields, so presets in force show, and options() lists them.
+    w.field("engine", engine_name(job.engine)).field("gpu", job.gpu ? job.gpu->id : "").field("device_gib", job.device_gib);
+    w.field("gpu_memory_utilization", job.gpu_memory_utilization).field("mem_fraction_static", job.mem_fraction_static);
+    w.field("comm_buffers_gb", job.comm_buffers_gb).field("max_model_len", job.max_model_len);
+    w.field("max_num_batched_tokens", job.max_num_batched_tokens).field("max_num_seqs", job.max_num_seqs);
+    w.field("chunked_prefill", job.chunked_prefill).field("block_size", job.block_size).field("new_tokens", job.new_tokens);
+    w.field("n_ubatch", job.n_ubatch).field("n_gpu_layers", job.n_gpu_layers).field("experts_on_cpu", job.experts_on_cpu);
+    w.field("gguf_rules", gguf_rules_name(job.gguf_rules)).field("swa_full", job.swa_full).field("ep", job.ep);
+    w.field("dp_attention", job.dp_attention);
+    w.end_object();
+}
+
+// The training step (timeline by phase and term, its peak), one block's saved
+// tensors, the memory kinds and the preset assumptions in force.
+void write_step(JsonWriter& w, const Job& job, const Estimate& e) {
+    w.key("memory").begin_object().field("report", memory_kind_name(job.report));
+    w.field("allocated_bytes", e.allocated_bytes).field("allocated_text", gb_text(e.allocated_bytes));
+    w.field("reserved_bytes", e.reserved_bytes).field("reserved_text", gb_text(e.reserved_bytes));
+    w.field("device_bytes", e.device_bytes).field("device_text", gb_text(e.device_bytes));
+    w.field("cpu_bytes", e.cpu_bytes).field("cpu_text", gb_text(e.cpu_bytes));
+    w.field("model_states_bytes", e.model_states_bytes).field("activations_saved_bytes", e.activations_saved_bytes);
+    w.end_object();
+    if (e.timeline.count > 0) {
+        const Phase& peak = e.timeline.phases[e.timeline.peak];
+        w.key("timeline").begin_object().field("peak_phase", peak.key).field("peak_label", peak.label);
+        w.key("phases").begin_array();
+        for (int i = 0; i < e.timeline.count; ++i) {
+            const Phase& ph = e.timeline.phases[i];
+            w.begin_object().field("key", ph.key).field("label", ph.label).field("bytes", ph.total());
+            w.field("text", gb_text(ph.total())).field("peak", i == e.timeline.peak).key("terms").begin_object();
+            for (int t = 0; t < kTermCount; ++t)
+                if (ph.bytes[t] > 0) w.field(term_key(t), ph.bytes[t]);
+            w.end_object().end_object();
+        }
+        w.end_array().end_object();
+    }
+    if (e.layer.count > 0) {
+        w.key("layer_activations").begin_object().field("bytes", e.layer.total).field("text", gb_text(e.layer.total));
+        w.key("parts").begin_array();
+        for (int i = 0; i < e.layer.count; ++i)
+            w.begin_object().field("name", e.layer.parts[i].name).field("bytes", e.layer.parts[i].bytes).end_object();
+        w.end_array().end_object();
+    }
+    w.key("assumptions").begin_array();
+    for (const auto& a : job.assumptions) w.value(a);
+    w.end_array();
+}
+
+std::string required_string(const json& entry, const char* key, const std::string& where) {
+    auto it = entry.find(key);
+    if (it == entry.end() || !it->is_string() || it->get<std::string>().empty())
+        throw InputError(where + "." + key, "missing (a non-empty string)");
+    return it->get<std::string>();
+}
+
+// Callers of estimate_request usually repeat a config across several jobs
+// (the CLI tests, the string path in wasm): parse a config text once.
+const Model& model_for(const std::string& config_json) {
+    thread_local std::string last_text;
+    thread_local Model last_model;
+    thread_local bool valid = false;  // false until a first config parsed
+    if (!valid || config_json != last_text) {
+        // A throw leaves the previous text and model together, still valid.
+        last_model = prepare_model(parse_config_text(config_json));
+        last_text = config_json;
+        valid = true;
+    }
+    return last_model;
+}
+
+
+// GPU capacity texts never change: written once, not on every estimate.
+const std::string& capacity_text_of(const char* gpu_id) {
+    static const auto texts = [] {
+        std::vector<std::pair<const char*, std::string>> t;
+        for (const auto& g : gpu_catalog()) t.emplace_back(g.id, capacity_text(gpu_bytes(g)));
+        return t;
+    }();
+    for (const auto& [id, text] : texts)
+        if (id == gpu_id) return text;
+    throw std::runtime_error(std::string("no GPU ") + gpu_id);
+}
+
+}  // namespace
+
+std::string counts_answer(const Model& model) {
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_counts(w.key("model"), model);
+    return w.end_object().str();
+}
+
+std::vector<ModelEntry> parse_models(const std::string& text) {
+    json root = parse_json_text(text, "models.json");
+    if (!root.is_object() || !root.contains("models") || !root["models"].is_array())
+        throw InputError("models.json", "must be an object with a \"models\" list");
+    std::vector<ModelEntry> models;
+    for (size_t i = 0; i < root["models"].size(); ++i) {
+        const json& entry = root["models"][i];
+        const std::string where = "models[" + std::to_string(i) + "]";
+        if (!entry.is_object()) throw InputError(where, "must be an object");
+        ModelEntry m;
+        m.id = required_string(entry, "id", where);
+        m.name = required_string(entry, "name", where);
+        m.hf_id = optional_text(entry, "hf_id", where + ".hf_id");
+        m.source = optional_text(entry, "source", where + ".source");
+        if (entry.contains("published_params") && !entry["published_params"].is_null())
+            m.published_params = number_field(entry["published_params"], where + ".published_params", 0, 1e15);
+        if (!entry.contains("config") || !entry["config"].is_object())
+            throw InputError(where + ".config", "missing (a config.json object)");
+        m.config = entry["config"];
+        models.push_back(std::move(m));
+    }
+    return models;
+}
+
+const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::string& id) {
+    for (const auto& m : models)
+        if (m.id == id) return m;
+    std::string known;
+    for (const auto& m : models) known += (known.empty() ? "" : ", ") + m.id;
+    throw InputError("model", "unknown model '" + short_text(id) + "'; known: " + known);
+}
+
+namespace {
+
+// The engine's own figures: pool, blocks, concurrency, offload split, fit.
+void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    w.begin_object().field("engine", engine_name(job.engine)).field("device_bytes", s.device);
+    w.field("budget_bytes", s.budget).field("kv_needed_bytes", s.kv_needed).field("kv_per_token_bytes", s.kv_per_token);
+    // A budget smaller than weights + activations leaves no pool: 0, and the shortfall said as such.
+    const double pool = std::max(0.0, s.kv_pool);
+    w.field("kv_per_request_bytes", s.kv_per_request).field("kv_pool_bytes", pool);
+    w.field("kv_pool_text", printf_text("%.2f GiB", pool / kGiB));
+    w.field("kv_pool_shortfall_bytes", std::max(0.0, -s.kv_pool));
+    w.field("pool_blocks", s.pool_blocks).field("pool_tokens", s.pool_tokens).field("max_concurrency", s.max_concurrency);
+    w.field("max_model_len", s.max_model_len).field("profile_tokens", s.profile_tokens);
+    w.field("gpu_layers", s.gpu_layers).field("layers", s.layers).field("cpu_bytes", s.cpu_bytes);
+    w.field("cpu_text", gb_text(s.cpu_bytes)).field("compute_buffer_bytes", s.compute_buffer);
+    w.field("weights_mix", s.weights_mix).field("window_policy", s.window_policy);
+    w.field("fits", s.fits).field("verdict", s.verdict).end_object();
+}
+
+void write_answer(JsonWriter& w, const Answer& a) {
+    w.begin_object().field("ok", true).field("question", question_name(a.question)).field("found", a.found);
+    // No answer (nothing fits) and no next (the end of the range) are null, never a made-up count.
+    if (a.found) w.field("answer", a.value);
+    else w.key("answer").raw("null");
+    w.field("format", a.format).field("fits_at_answer", a.found);
+    w.field("total_at_answer_bytes", a.total_at).field("total_at_answer_text", a.found ? gb_text(a.total_at) : "");
+    w.field("next_exists", a.next_exists);
+    if (a.next_exists) w.field("next", a.next);
+    else w.key("next").raw("null");
+    w.field("fits_at_next", a.fits_next).field("total_at_next_bytes", a.total_next);
+    w.field("total_at_next_text", gb_text(a.total_next)).field("answer_label", a.answer_label).field("next_label", a.next_label);
+    w.key("candidates").begin_array();
+    for (const auto& c : a.candidates) w.value(c);
+    w.end_array().field("text", a.text).end_object();
+}
+
+}  // namespace
+
+std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {
+    // Besides raw numbers, every value the page shows is given as text here,
+    // so the page does no arithmetic of its own.
+    const double total = e.breakdown.total();
+    const double all_gpus = total * static_cast<double>(e.layout.gpus);
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_counts(w.key("model"), model);
+    write_job(w.key("job"), job);
+    w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
+    w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
+    w.field("trainable_params", e.trainable_params).field("trainable_text", params_text(e.trainable_params));
+    w.field("weight_format", e.weight_format_label).field("weights_source", weights_source_name(e.weights_source));
+    w.key("terms").begin_array();
+    for (int t = 0; t < kTermCount; ++t) {
+        const double bytes = e.breakdown.bytes[t];
+        w.begin_object().field("key", term_key(t)).field("label", term_label(t)).field("bytes", bytes);
+        w.field("text", gb_text(bytes)).field("share", bytes / total).field("why", e.breakdown.why[t]).end_object();
+    }
+    w.end_array();
+    w.field("total_bytes", total).field("total_text", gb_text(total));
+    w.field("total_all_gpus_bytes", all_gpus).field("total_all_gpus_text", gb_text(all_gpus));
+    w.field("weights_reference_bytes", e.weights_reference_bytes);
+    w.field("weights_reference_text", gb_text(e.weights_reference_bytes));
+    // A sequence longer than the model was trained for: a hint beside the field, not an error.
+    const int64_t context = model.config.context_length;
+    w.field("context_length", context);
+    w.field("context_warning", context > 0 && job.seq > context
+                                   ? "Longer than the model's context of " + std::to_string(context) + " tokens (max_position_embeddings)."
+                                   : std::string());
+    w.field("ratio_to_weights", e.ratio_to_weights).field("ratio_text", printf_text("%.1f×", e.ratio_to_weights));
+    write_step(w, job, e);
+    w.key("notes").begin_array();
+    for (const auto& note : e.notes) w.value(note);
+    w.end_array();
+    if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
+    w.key("fits").begin_array();
+    for (const auto& f : e.fits) {
+        w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
+        w.field("capacity_text", f.custom ? capacity_text(f.capacity_bytes) : capacity_text_of(f.id));
+        w.field("fits_as_configured", f.fits_as_configured);
+        w.field("gpus_needed", f.gpus_needed).end_object();
+    }
+    w.end_array().end_object();
+    return w.str();
+}
+
+std::string estimate_request(const std::string& config_json, const std::string& job_json) {
+    return guarded([&] {
+        const Model& model = model_for(config_json);
+        const Job job = parse_job(parse_json_text(job_json, "job"));
+        return estimate_json(model, job, estimate(model, job));
+    });
+}
+
+std::string solve_for(const Model& model, const std::string& job_json, const std::string& question) {
+    return guarded([&] {
+        const Question q = parse_question(question);
+        const Answer a = solve(model, parse_job(parse_json_text(job_json, "job")), q);
+        JsonWriter w;
+        write_answer(w, a);
+        return w.str();
+    });
+}
+
+std::string solve_request(const std::string& config_json, const std::string& job_json, const std::string& question) {
+    // solve_for answers its own errors; the outer guard answers a rejected config.
+    return guarded([&] { return solve_for(model_for(config_json), job_json, question); });
+}
+
+std::string inspect_config(const std::string& config_json) {
+    return guarded([&] { return counts_answer(model_for(config_json)); });
+}
+
+std::string models_summary(const std::string& models_json) {
+    return guarded([&] {
+        JsonWriter w;
+        w.begin_object().field("ok", true).key("models").begin_array();
+        for (const auto& entry : parse_models(models_json)) {
+            const Model model = prepare_model(parse_config(entry.config));
+            w.begin_object().field("id", entry.id).field("name", entry.name).field("hf_id", entry.hf_id);
+            w.field("params_total", model.params.total).field("params_active", model.params.active);
+            w.field("params_total_text", params_text(model.params.total));
+            w.field("params_active_text", params_text(model.params.active));
+            w.field("is_moe", model.config.is_moe()).key("config").raw(entry.config.dump()).end_object();
+        }
+        return w.end_array().end_object().str();
+    });
+}
+
+std::string gpus_json() {
+    JsonWriter w;
+    w.begin_array();
+    for (const auto& g : gpu_catalog())
+        w.begin_object().field("id", g.id).field("name", g.name).field("capacity_bytes", gpu_bytes(g))
+            .field("capacity_text", capacity_text_of(g.id)).end_object();
+    return w.end_array().str();
+}
+
+std::string options_json() {
+    JsonWriter w;
+    w.begin_object();
+    write_job(w.key("defaults"), Job{});
+    auto list = [&](const char* name, const std::vector<const char*>& values) {
+        w.key(name).begin_array();
+        for (const char* v : values) w.value(v);
+        w.end_array();
+    };
+    list("modes", mode_names());
+    w.key("dtypes").begin_array();
+    // "auto": the checkpoint's own format (quantization_config or attached header), else BF16.
+    w.begin_object().field("id", "auto").field("label", "Auto: as the checkpoint ships (else BF16)").field("bits", 0)
+        .field("trainable", true).field("auto", true).end_object();
+    for (const NumberFormat& f : all_formats())
+        w.begin_object().field("id", f.name).field("label", f.label).field("bits", f.bits)
+            .field("trainable", f.trainable).end_object();
+    w.end_array();
+    list("kv_dtypes", kv_format_names());
+    list("optimizers", optimizer_names());
+    list("checkpointing", checkpointing_names());
+    list("model_init", model_init_names());
+    list("qlora_matmul", qlora_matmul_names());
+    list("attention", attention_names());
+    list("loss", loss_names());
+    list("precision", precision_names());
+    list("report", memory_kind_names());
+    list("frameworks", framework_names());
+    list("engines", engine_names());
+    list("questions", question_names());
+    return w.end_object().str();
+}
+
+std::string cluster_for(const Model& model, const std::string& job_json, const std::string& cluster_json) {
+    return guarded([&] {
+        const Job job = parse_job(parse_json_text(job_json, "job"));
+        const ClusterRequest request = parse_cluster(parse_json_text(cluster_json, "cluster"), job);
+        return cluster_answer(model, job, request);
+    });
+}
+
+std::string cluster_request(const std::string& config_json, const std::string& job_json, const std::string& cluster_json) {
+    return guarded([&] { return cluster_for(model_for(config_json), job_json, cluster_json); });
+}
+
+
+std::string hardware_json() {
+    JsonWriter w;
+    w.begin_object().key("gpus").begin_array();
+    for (const Gpu& g : gpu_catalog()) {
+        w.begin_object().field("id", g.id).field("name", g.name).field("vendor", g.vendor);
+        w.field("marketed_gb", g.marketed_gb).field("usable_bytes", gpu_bytes(g)).field("usable_text", capacity_text(gpu_bytes(g)));
+        w.field("tflops_fp32", g.tflops_fp32).field("tflops_tf32", g.tflops_tf32).field("tflops_bf16", g.tflops_bf16);
+        w.field("tflops_fp8", g.tflops_fp8).field("tflops_fp4", g.tflops_fp4).field("memory_tbps", g.memory_tbps);
+        w.field("link", g.link).field("link_gbps", g.link_gbps).field("domain", static_cast<int64_t>(g.domain));
+        w.field("pcie_gbps", g.pcie_gbps).field("per_node", static_cast<int64_t>(g.per_node)).field("source", g.source);
+        w.end_object();
+    }
+    w.end_array().key("fabrics").begin_array();
+    for (const Fabric& f : fabric_catalog())
+        w.begin_object().field("id", f.id).field("name", f.name).field("gbit_per_gpu", f.gbit_per_gpu)
+            .field("efficiency", f.efficiency).field("source", f.source).end_object();
+    return w.end_array().end_object().str();
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,112 @@
+#pragma once
+// The cluster planner: how many GPUs, connected how, for how long.
+// A training step is timed as compute (at an assumed fraction of peak) plus
+// the pipeline bubble plus every collective at the bandwidth of the link it
+// crosses, less what overlaps; serving is timed as a roofline (prefill bound
+// by compute, decode by memory bandwidth) plus tensor-parallel all-reduces.
+// Memory per layout comes from the memory model (compute_breakdown).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "cluster/collectives.hpp"
+#include "hardware/gpus.hpp"
+#include "answers/estimate.hpp"
+
+namespace vramcalc {
+
+// Stated assumptions; every one is settable in the request.
+struct Assumptions {
+    double compute_efficiency = 0.45;  // achieved fraction of dense peak for a step's math (see cluster_model.cpp)
+    double memory_efficiency = 0.8;    // achieved fraction of peak memory bandwidth when decoding
+    double link_efficiency = 0.8;      // achieved fraction of link line rate in collectives
+    double overlap = 0.7;              // fraction of compute time that can hide data-parallel / CP traffic
+    double latency_us = 5;             // per ring step of a collective
+    double grad_reduce_bytes = 4;      // gradients reduced in fp32 (Megatron and torchtitan default)
+    bool overlap_tp = false;           // TP collectives hidden under compute too (async TP, TP comm overlap)
+    bool overlap_ep = false;           // EP all-to-alls hidden under compute too (DeepSeek's DualPipe)
+};
+
+struct Parallel {
+    int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
+    int zero = 0;
+    int64_t microbatches = 1;    // micro-batches per step per data-parallel replica (gradient accumulation)
+    int64_t virtual_stages = 1;  // interleaved pipeline: model chunks per GPU
+    int64_t gpus() const { return tp * pp * cp * dp; }
+};
+
+struct ClusterRequest {
+    Gpu gpu{};               // catalog entry with any overrides applied
+    Fabric fabric{};
+    Assumptions assume;
+    int64_t gpus = 1;         // default: the job's gpus
+    bool auto_layout = true;  // recommend the layout (training) / choose the smallest that fits (serving)
+    Parallel layout;          // when not automatic (default: the job's tp, pp and zero when it sets them)
+    int64_t global_batch = 0; // sequences per step; 0 = one micro-batch per data-parallel GPU
+    std::string matmul_dtype; // "bf16", "fp8", "fp4", "tf32", "fp32": which peak the math runs at
+    double peak_tflops = 0;   // that peak for this GPU
+    double token_budget = 0;  // tokens to train on (0 = not asked)
+    double price_per_gpu_hour = 0;
+    int64_t concurrency = 1;  // serving: sequences decoded together per replica
+    int64_t prompt_tokens = 1024;
+    int64_t output_tokens = 256;
+    Topology topology() const;
+};
+
+// Reads the "cluster" object; absent fields keep defaults. The job gives the
+// mode, dtype, micro-batch, sequence length and checkpointing. Throws
+// InputError("cluster.<field>", ...).
+ClusterRequest parse_cluster(const nlohmann::json& cluster, const Job& job);
+
+struct CommTerm {
+    const char* key;     // "tp", "pp", "dp", "ep", "cp"
+    std::string label;   // "TP all-reduce", "FSDP all-gather + reduce-scatter", ...
+    std::string link;    // the link it crosses
+    int64_t group = 1;   // GPUs in the collective
+    double bytes = 0;    // per GPU per step, as counted by the formula in `why`
+    double time_s = 0;   // if nothing overlapped
+    double exposed_s = 0;
+    std::string why;
+};
+
+struct TrainStep {
+    Parallel layout;
+    bool valid = true;
+    std::string invalid_reason;
+    double tokens_per_step = 0;
+    double model_flops_per_token = 0;     // 6·N + attention (MFU numerator)
+    double hardware_flops_per_token = 0;  // including recomputation
+    double compute_s = 0, bubble_s = 0;
+    std::vector<CommTerm> comms;
+    double step_s = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0, mfu = 0, hfu = 0;
+    std::string bound_key;  // "compute", "bubble" or a CommTerm key
+    double memory_bytes = 0;  // per GPU, from the memory model
+    bool fits = false;
+};
+
+struct ServeResult {
+    int64_t tp = 1, pp = 1, replicas = 1;
+    double memory_bytes = 0;
+    bool fits = false;
+    double weights_read_bytes = 0, kv_read_bytes = 0;  // per GPU per decode step
+    double decode_memory_s = 0, decode_compute_s = 0, decode_comm_s = 0, token_s = 0;
+    double bound_tokens_per_s = 0;  // per sequence at 100 % of memory bandwidth, no communication
+    double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
+    double prefill_s = 0, ttft_s = 0;
+    bool decode_compute_bound = false;
+};
+
+// Memory per GPU for a training layout (compute_breakdown, with expert and
+// context parallelism applied on top; see cluster_model.cpp).
+double train_memory(const Model& model, const Job& job, const Parallel& p);
+TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r, const Parallel& p);
+// Candidate layouts for r.gpus GPUs, fastest fitting first.
+std::vector<TrainStep> rank_layouts(const Model& model, const Job& job, const ClusterRequest& r);
+ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r);
+
+// The whole answer as JSON text, numbers and the texts the page shows.
+std::string cluster_answer(const Model& model, const Job& job, const ClusterRequest& r);
+
+}  // namespace vramcalc

@@ -1,0 +1,137 @@
+// Reading the "cluster" request object into typed values, once.
+#include <nlohmann/json.hpp>
+
+#include "cluster/cluster.hpp"
+#include "text/errors.hpp"
+#include "model/formats.hpp"
+#include "text/json_text.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+// The peak a matmul dtype runs at on this GPU; 0 when the vendor publishes none.
+double peak_for(const Gpu& g, const std::string& dtype) {
+    if (dtype == "fp32") return g.tflops_fp32;
+    if (dtype == "tf32") return g.tflops_tf32;
+    if (dtype == "bf16" || dtype == "fp16") return g.tflops_bf16;
+    if (dtype == "fp8") return g.tflops_fp8;
+    if (dtype == "fp4") return g.tflops_fp4;
+    return 0;
+}
+
+// Matmuls run in the compute dtype: fp32 jobs at the FP32 peak, 16-bit ones at the
+// BF16/FP16 tensor peak; fp8 weights at the FP8 peak where the GPU has one;
+// integer and GGUF formats dequantize to 16-bit for the matmul.
+std::string auto_dtype(const Job& job, const Gpu& g) {
+    const std::string dtype = job.dtype->name;
+    if (dtype == "fp32") return "fp32";
+    if (dtype == "fp8" && g.tflops_fp8 > 0) return "fp8";
+    return "bf16";
+}
+
+const char* kKnown =
+    "gpu, gpus, fabric, tflops, memory_gib, memory_tbps, link_gbps, domain, pcie_gbps, gpus_per_node, fabric_gbps, "
+    "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
+    "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens";
+
+void read_layout(const json& v, ClusterRequest& r) {
+    if (v.is_string() && v.get<std::string>() == "auto") {
+        r.auto_layout = true;
+        return;
+    }
+    if (!v.is_object()) throw InputError("cluster.layout", "must be \"auto\" or an object {tp, pp, cp, ep, zero, microbatches, virtual_stages}");
+    r.auto_layout = false;
+    Parallel& p = r.layout;
+    p.microbatches = 0;  // 0 = from the global batch
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string& key = it.key();
+        const std::string field = "cluster.layout." + key;
+        if (key == "tp") p.tp = whole_field(*it, field, 1, 1024);
+        else if (key == "pp") p.pp = whole_field(*it, field, 1, 1024);
+        else if (key == "cp") p.cp = whole_field(*it, field, 1, 1024);
+        else if (key == "ep") p.ep = whole_field(*it, field, 1, 4096);
+        else if (key == "zero") p.zero = static_cast<int>(whole_field(*it, field, 0, 3));
+        else if (key == "microbatches") p.microbatches = whole_field(*it, field, 1, 1'000'000);
+        else if (key == "virtual_stages") p.virtual_stages = whole_field(*it, field, 1, 64);
+        else throw InputError(field, "unknown field; known: tp, pp, cp, ep, zero, microbatches, virtual_stages");
+    }
+}
+
+}  // namespace
+
+ClusterRequest parse_cluster(const json& j, const Job& job) {
+    if (!j.is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(j));
+    ClusterRequest r;
+    std::string fabric_id = "ib-ndr", dtype = "auto";
+    if (j.contains("fabric")) fabric_id = text_field(j["fabric"], "cluster.fabric");
+    // The cluster's GPU: the one given, else the job's own (job.gpu), else an H100.
+    if (j.contains("gpu")) r.gpu = find_gpu(text_field(j["gpu"], "cluster.gpu"), "cluster.gpu");
+    else r.gpu = job.gpu ? *job.gpu : find_gpu("h100", "cluster.gpu");
+    r.fabric = find_fabric(fabric_id, "cluster.fabric");
+    // The job's own parallel fields, when given, are the layout to time; the
+    // cluster has as many GPUs as the job unless it says otherwise.
+    r.gpus = job.gpus;
+    r.layout.zero = job.zero;
+    if (job.tp > 0 || job.pp > 0 || job.cp > 1 || job.zero > 0) {
+        r.auto_layout = false;
+        r.layout.tp = job.tp > 0 ? job.tp : 1;
+        r.layout.pp = job.pp > 0 ? job.pp : 1;
+        r.layout.cp = job.cp;
+        r.layout.microbatches = 0;
+    }
+    double tflops = 0;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& key = it.key();
+        const json& v = *it;
+        const std::string field = "cluster." + key;
+        if (key == "gpu" || key == "fabric") continue;
+        else if (key == "gpus") r.gpus = whole_field(v, field, 1, 1'000'000);
+        else if (key == "tflops") tflops = number_field(v, field, 0.001, 1e6);
+        else if (key == "memory_gib") r.gpu.memory_gib = number_field(v, field, 0.001, 1e6);
+        else if (key == "memory_tbps") r.gpu.memory_tbps = number_field(v, field, 0.001, 1e4);
+        else if (key == "link_gbps") r.gpu.link_gbps = number_field(v, field, 0.001, 1e6);
+        else if (key == "domain") r.gpu.domain = static_cast<int>(whole_field(v, field, 1, 1'000'000));
+        else if (key == "pcie_gbps") r.gpu.pcie_gbps = number_field(v, field, 0.001, 1e6);
+        else if (key == "gpus_per_node") r.gpu.per_node = static_cast<int>(whole_field(v, field, 1, 1'000'000));
+        else if (key == "fabric_gbps") r.fabric.gbit_per_gpu = number_field(v, field, 0.001, 1e6);
+        else if (key == "layout") read_layout(v, r);
+        else if (key == "global_batch") r.global_batch = whole_field(v, field, 1, 1'000'000'000);
+        else if (key == "matmul_dtype") dtype = text_field(v, field);
+        else if (key == "compute_efficiency") r.assume.compute_efficiency = number_field(v, field, 0.01, 1);
+        else if (key == "memory_efficiency") r.assume.memory_efficiency = number_field(v, field, 0.01, 1);
+        else if (key == "link_efficiency") r.assume.link_efficiency = number_field(v, field, 0.01, 1);
+        else if (key == "overlap") r.assume.overlap = number_field(v, field, 0, 1);
+        else if (key == "latency_us") r.assume.latency_us = number_field(v, field, 0, 1e6);
+        else if (key == "overlap_tp") r.assume.overlap_tp = bool_field(v, field);
+        else if (key == "overlap_ep") r.assume.overlap_ep = bool_field(v, field);
+        else if (key == "grad_reduce_bytes") r.assume.grad_reduce_bytes = number_field(v, field, 1, 8);
+        else if (key == "tokens") r.token_budget = number_field(v, field, 0, 1e18);
+        else if (key == "price_per_gpu_hour") r.price_per_gpu_hour = number_field(v, field, 0, 1e6);
+        else if (key == "concurrency") r.concurrency = whole_field(v, field, 1, 1'000'000);
+        else if (key == "prompt_tokens") r.prompt_tokens = whole_field(v, field, 1, 100'000'000);
+        else if (key == "output_tokens") r.output_tokens = whole_field(v, field, 1, 100'000'000);
+        else throw InputError(field, std::string("unknown field; known: ") + kKnown);
+    }
+    // Serving with only the job's stages given: TP takes the rest of the GPUs, as the estimate
+    // lays the job out (core/layout.cpp resolve_layout; pp 1 means TP over every GPU).
+    if (!trains(job) && job.tp == 0 && job.pp > 0 && !j.contains("layout"))
+        r.layout.tp = std::max<int64_t>(1, r.gpus / r.layout.pp);
+    if (r.gpu.domain > 1 && !(r.gpu.link_gbps > 0))
+        throw InputError("cluster.link_gbps", "this GPU has no scale-up link; set link_gbps with domain > 1");
+    if (r.gpu.per_node > 1 && !(r.gpu.pcie_gbps > 0) && r.gpu.per_node > r.gpu.domain)
+        throw InputError("cluster.pcie_gbps", "GPUs of a node outside the scale-up domain need pcie_gbps");
+    if (dtype == "auto") dtype = auto_dtype(job, r.gpu);
+    if (dtype != "fp32" && dtype != "tf32" && dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp4")
+        throw InputError("cluster.matmul_dtype", "must be one of auto, fp32, tf32, bf16, fp16, fp8, fp4, got '" + short_text(dtype) + "'");
+    r.matmul_dtype = dtype;
+    r.peak_tflops = tflops > 0 ? tflops : peak_for(r.gpu, dtype);
+    if (!(r.peak_tflops > 0))
+        throw InputError(j.contains("matmul_dtype") ? "cluster.matmul_dtype" : "cluster.tflops",
+                         std::string(r.gpu.name) + " has no published " + dtype +
+                             " peak; choose another matmul_dtype or give cluster.tflops");
+    return r;
+}
+
+}  // namespace vramcalc

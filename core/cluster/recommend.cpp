@@ -1,0 +1,152 @@
+// The layout recommender (training) and the serving roofline.
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/cluster.hpp"
+#include "cluster/dims.hpp"
+#include "step/timeline.hpp"
+
+namespace vramcalc {
+namespace {
+
+std::vector<int64_t> divisors(int64_t n, int64_t cap) {
+    std::vector<int64_t> out;
+    for (int64_t k = 1; k <= std::min(n, cap); ++k)
+        if (n % k == 0) out.push_back(k);
+    return out;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Topology ClusterRequest::topology() const {
+    const double latency = assume.latency_us * 1e-6, eff = assume.link_efficiency;
+    Topology t;
+    t.domain_link = {gpu.link, gpu.link_gbps * 1e9 * eff, latency};
+    t.domain = gpu.domain;
+    t.node_link = {"PCIe (" + std::to_string(static_cast<int>(gpu.pcie_gbps)) + " GB/s)", gpu.pcie_gbps * 1e9 * eff,
+                   latency};
+    t.per_node = gpu.per_node;
+    t.fabric_link = {fabric.name, fabric.gbit_per_gpu / 8 * 1e9 * eff * fabric.efficiency, latency};
+    return t;
+}
+
+std::vector<TrainStep> rank_layouts(const Model& model, const Job& job, const ClusterRequest& r) {
+    const ModelConfig& c = model.config;
+    const int64_t n = r.gpus;
+    const int64_t tp_cap = std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
+    const int64_t global = r.global_batch > 0 ? r.global_batch : n * job.batch;
+    std::vector<int64_t> cps = {1};
+    for (int64_t cp : {2, 4, 8})  // context parallelism only pays for long sequences
+        if (job.seq >= 16384 && job.seq % cp == 0) cps.push_back(cp);
+    std::vector<TrainStep> out;
+    for (int64_t tp = 1; tp <= std::min(tp_cap, n); tp *= 2) {
+        if (n % tp != 0 || (c.heads > 0 && c.heads % tp != 0)) continue;
+        for (int64_t pp : divisors(n / tp, std::min<int64_t>(c.layers > 0 ? c.layers : 1, 64))) {
+            for (int64_t cp : cps) {
+                if ((n / tp / pp) % cp != 0) continue;
+                const int64_t dp = n / tp / pp / cp;
+                std::vector<int64_t> eps = {1};
+                if (c.is_moe())
+                    for (int64_t ep = 2; ep <= std::min<int64_t>(dp * cp, 64); ep *= 2)
+                        if ((dp * cp) % ep == 0 && c.experts % ep == 0) eps.push_back(ep);
+                for (int64_t ep : eps)
+                    for (int zero : {1, 3}) {
+                        Parallel p;
+                        p.tp = tp, p.pp = pp, p.cp = cp, p.dp = dp, p.ep = ep, p.zero = zero;
+                        p.microbatches = std::max<int64_t>(1, ceil_div(global, dp * job.batch));
+                        out.push_back(train_step(model, job, r, p));
+                    }
+            }
+        }
+    }
+    // Fitting layouts fastest first; when none fits, the least memory first.
+    std::stable_sort(out.begin(), out.end(), [](const TrainStep& a, const TrainStep& b) {
+        if (a.fits != b.fits) return a.fits;
+        return a.fits ? a.tokens_per_s > b.tokens_per_s : a.memory_bytes < b.memory_bytes;
+    });
+    return out;
+}
+
+ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
+    const Dims d = dims_of(model, job);
+    const Topology topo = r.topology();
+    const double c = static_cast<double>(r.concurrency);
+    const int64_t context = r.prompt_tokens + r.output_tokens;
+    Job j = job;
+    j.mode = Mode::Inference;
+    j.batch = r.concurrency;
+    j.seq = context;
+    auto memory_for = [&](int64_t tp, int64_t pp) {
+        j.gpus = tp * pp, j.tp = tp, j.pp = pp;
+        return compute_breakdown(model, j);
+    };
+    ServeResult s;
+    if (r.auto_layout) {
+        // The smallest tensor × pipeline split that fits: tensor parallel first (inside the
+        // scale-up domain or node), pipeline stages beyond it.
+        const int64_t tp_cap = std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
+        bool found = false;
+        const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
+        for (int64_t size = 1; size <= largest && !found; ++size)
+            for (int64_t tp = std::min(tp_cap, size); tp >= 1 && !found; tp /= 2) {
+                if (size % tp != 0 || (model.config.heads > 0 && model.config.heads % tp != 0)) continue;
+                const int64_t pp = size / tp;
+                if (model.config.layers > 0 && pp > model.config.layers) continue;
+                if (memory_for(tp, pp).total() <= gpu_bytes(r.gpu)) s.tp = tp, s.pp = pp, found = true;
+            }
+        if (!found) {  // nothing fits: report the whole cluster as one replica
+            s.tp = std::min(tp_cap, r.gpus);
+            while (s.tp > 1 && (r.gpus % s.tp != 0 || (model.config.heads > 0 && model.config.heads % s.tp != 0))) s.tp /= 2;
+            s.pp = std::min<int64_t>(r.gpus / s.tp, model.config.layers > 0 ? model.config.layers : 1);
+        }
+    } else {
+        s.tp = r.layout.tp, s.pp = r.layout.pp;
+    }
+    s.replicas = std::max<int64_t>(1, r.gpus / (s.tp * s.pp));
+    const Breakdown b = memory_for(s.tp, s.pp);
+    s.memory_bytes = b.total();
+    s.fits = s.memory_bytes <= gpu_bytes(r.gpu);
+    const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
+
+    // Decode reads every weight a step touches and the whole KV cache once per step. MoE: a
+    // step over c sequences touches 1 − (1 − k/E)^c of the experts (uniform routing).
+    const double f_routed = d.total_params > 0 ? d.routed_params / d.total_params : 0;
+    const double touched = d.experts > 0 ? 1 - std::pow(1 - d.experts_per_token / d.experts, c) : 1;
+    s.weights_read_bytes = b.bytes[kWeights] * ((1 - f_routed) + f_routed * touched);
+    const double avg_context = static_cast<double>(r.prompt_tokens) + static_cast<double>(r.output_tokens) / 2;
+    s.kv_read_bytes = b.bytes[kKvCache] * avg_context / static_cast<double>(context);
+    const double bw = r.gpu.memory_tbps * 1e12;
+    s.decode_memory_s = (s.weights_read_bytes + s.kv_read_bytes) / (bw * r.assume.memory_efficiency);
+    const double flops_per_s = r.peak_tflops * 1e12 * r.assume.compute_efficiency;
+    const double attn_per_token = 2 * d.layers * avg_context * d.heads * (d.qk_dim + d.v_dim);
+    s.decode_compute_s = c * (2 * d.matmul_params + attn_per_token) / (tp * pp) / flops_per_s;
+    s.decode_compute_bound = s.decode_compute_s > s.decode_memory_s;
+    // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), latency-dominated at decode.
+    const Link& tp_link = link_for(topo, 1, s.tp);
+    const double token_act = c * d.hidden * d.act_bytes;
+    s.decode_comm_s = 2 * d.layers * all_reduce_time(token_act, s.tp, tp_link);
+    if (s.pp > 1) s.decode_comm_s += (pp - 1) * p2p_time(token_act, link_for(topo, s.tp, 2));
+    // Pipeline stages run one after another for a token: pp × the per-stage time.
+    s.token_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + s.decode_comm_s;
+    s.bound_tokens_per_s = 1 / (pp * (s.weights_read_bytes + s.kv_read_bytes) / bw);
+    s.tokens_per_s_per_seq = 1 / s.token_s;
+    s.tokens_per_s_replica = c / s.token_s;
+    s.tokens_per_s_cluster = s.tokens_per_s_replica * static_cast<double>(s.replicas);
+
+    // Prefill of one prompt: compute-bound (2 FLOPs per parameter per token plus causal attention,
+    // P²/2 scores per layer and head), never faster than reading the weights once.
+    const double P = static_cast<double>(r.prompt_tokens);
+    const double prefill_flops = P * 2 * d.matmul_params + 2 * d.layers * P * P * d.heads * (d.qk_dim + d.v_dim) / 2;
+    const double prefill_compute = prefill_flops / (tp * flops_per_s);
+    const double prefill_memory = pp * b.bytes[kWeights] / (bw * r.assume.memory_efficiency);
+    const double prompt_act = P * d.hidden * d.act_bytes;
+    double prefill_comm = 2 * d.layers * all_reduce_time(prompt_act, s.tp, tp_link);
+    if (s.pp > 1) prefill_comm += (pp - 1) * p2p_time(prompt_act, link_for(topo, s.tp, 2));
+    s.prefill_s = std::max(prefill_compute, prefill_memory) + prefill_comm;
+    s.ttft_s = s.prefill_s + s.token_s;
+    return s;
+}
+
+}  // namespace vramcalc

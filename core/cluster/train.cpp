@@ -1,0 +1,220 @@
+// Training step time: compute + pipeline bubble + each collective on its link.
+#include <algorithm>
+#include <cmath>
+
+#include "cluster/cluster.hpp"
+#include "cluster/dims.hpp"
+#include "text/units.hpp"
+#include "step/timeline.hpp"
+
+namespace vramcalc {
+namespace {
+
+std::string n_text(double v) { return plain_number(v); }
+
+bool trains_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
+
+// Model FLOPs per token, the MFU numerator (Kaplan et al. 2020 §2.1; PaLM paper appendix B):
+// 6 per matmul parameter (2 forward, 4 backward) plus the attention scores,
+// 6 · L · s · heads · (d_qk + d_v) per token (12·L·h·s when d_qk = d_v = h/heads),
+// counted without the causal halving, as PaLM and torchtitan do. Adapter training
+// skips the weight gradients of the frozen base: 4 instead of 6 (and 2/3 of the
+// attention), an approximation that ignores the adapters' own small matmuls.
+double model_flops_per_token(const Dims& d, const Job& job) {
+    const double s = static_cast<double>(job.seq);
+    const double f = 6 * d.matmul_params + 6 * d.layers * s * d.heads * (d.qk_dim + d.v_dim);
+    return trains_adapters(job) ? f * 2 / 3 : f;
+}
+
+// What the GPUs actually execute: full recomputation repeats the forward pass
+// (8 instead of 6 per parameter: Korthikanti et al. 2022, arXiv 2205.05198, §5);
+// selective recomputation repeats only the attention-score part.
+double hardware_flops_per_token(const Dims& d, const Job& job) {
+    const double model = model_flops_per_token(d, job);
+    const double s = static_cast<double>(job.seq);
+    const double attention = 6 * d.layers * s * d.heads * (d.qk_dim + d.v_dim);
+    if (job.checkpointing == Checkpointing::Full) return model * 4 / 3;
+    if (job.checkpointing == Checkpointing::Selective) return model + attention / 3;
+    // per-op SAC recomputes every second matmul of the forward (half of its third of the work)
+    if (job.checkpointing == Checkpointing::SelectiveOp) return model * 7 / 6;
+    return model;
+}
+
+}  // namespace
+
+double train_memory(const Model& model, const Job& job, const Parallel& p) {
+    Job j = job;
+    j.gpus = p.gpus();
+    j.tp = p.tp;
+    j.pp = p.pp;
+    j.cp = p.cp;
+    j.zero = p.zero;
+    j.grad_accum = p.microbatches;  // micro-batches per optimizer step
+    Breakdown b = compute_breakdown(model, j);  // context parallelism is in the memory model
+    // Expert parallelism: routed experts are split over ep ranks instead of tp
+    // (Megatron-Core expert-tensor-parallel size 1). An approximation: the
+    // ZeRO divisor the memory model already applied is kept.
+    if (p.ep > 1 && model.params.total > 0) {
+        const double f = sum_params(model.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) /
+                         model.params.total;
+        const double scale = (1 - f) + f * static_cast<double>(p.tp) / static_cast<double>(p.ep);
+        for (int t : {kWeights, kGradients, kOptimizer}) b.bytes[t] *= scale;
+    }
+    return b.total();
+}
+
+TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r, const Parallel& p) {
+    TrainStep st;
+    st.layout = p;
+    const Dims d = dims_of(model, job);
+    const Topology topo = r.topology();
+    const double tp = static_cast<double>(p.tp), pp = static_cast<double>(p.pp), cp = static_cast<double>(p.cp);
+    const double m = static_cast<double>(p.microbatches), v = static_cast<double>(p.virtual_stages);
+    const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
+    const double gpus = static_cast<double>(p.gpus());
+    const bool full = job.checkpointing == Checkpointing::Full;
+
+    st.tokens_per_step = static_cast<double>(p.dp) * m * b * s;
+    st.model_flops_per_token = model_flops_per_token(d, job);
+    st.hardware_flops_per_token = hardware_flops_per_token(d, job);
+    const double flops_per_s = r.peak_tflops * 1e12 * r.assume.compute_efficiency;
+    st.compute_s = st.hardware_flops_per_token * st.tokens_per_step / (gpus * flops_per_s);
+    // 1F1B bubble (Narayanan et al. 2021, arXiv 2104.04473, §2.2): (p-1)/(v·m) of the ideal time,
+    // i.e. (p-1)/(v·m + p-1) of the step.
+    st.bubble_s = p.pp > 1 ? st.compute_s * (pp - 1) / (v * m) : 0;
+
+    // One micro-batch's hidden states on one GPU: b · s/cp · h elements.
+    const double act = b * (s / cp) * d.hidden * d.act_bytes;
+    const double layers_here = d.layers / pp;
+
+    auto add = [&](const char* key, std::string label, const Link& link, int64_t group, double bytes, double time,
+                   bool hideable, std::string why) {
+        CommTerm c{key, std::move(label), link.name, group, bytes, time, hideable ? -1 : time, std::move(why)};
+        st.comms.push_back(std::move(c));
+    };
+    const std::string per_mb = " × " + n_text(m) + " micro-batches";
+
+    if (p.tp > 1) {
+        // Megatron TP (Shoeybi et al. 2019, arXiv 1909.08053, §3): 2 all-reduces of b·s·h per layer
+        // forward and 2 backward (+2 when the forward is recomputed). Sequence parallelism
+        // (Korthikanti et al. 2022) turns each into a reduce-scatter + all-gather of the same volume
+        // and time. On the critical path: not overlapped.
+        const double per_layer = full ? 6 : 4;
+        const double count = m * layers_here * per_layer;
+        const Link& link = link_for(topo, 1, p.tp);
+        add("tp", "TP all-reduce of activations", link, p.tp, count * act, count * all_reduce_time(act, p.tp, link),
+            r.assume.overlap_tp,
+            n_text(per_layer) + " all-reduces per layer × " + n_text(layers_here) + " layers" + per_mb + " of b·s·h = " +
+                gb_text(act) + " each, ring 2(n−1)/n over " + link.name);
+    }
+    if (p.pp > 1) {
+        // Pipeline: each micro-batch's activations (sequence-parallel shard, ÷ TP) go forward and their
+        // gradients back once per model chunk.
+        const double sends = 2 * m * v;
+        const double bytes = act / tp;
+        const Link& link = link_for(topo, p.tp * p.cp * p.dp, 2);
+        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), false,
+            n_text(sends) + " sends (forward + backward" + (p.virtual_stages > 1 ? " × " + n_text(v) + " chunks" : "") +
+                per_mb + ") of " + gb_text(bytes) + " over " + link.name);
+    }
+    if (p.ep > 1 && d.moe_layers > 0) {
+        // Expert parallelism: dispatch and combine all-to-alls per MoE layer, forward and backward
+        // (+2 with recomputation), of each routed token's hidden state, top-k times.
+        const double per_layer = full ? 6 : 4;
+        const double count = m * (d.moe_layers / pp) * per_layer;
+        const double bytes = b * (s / cp) / tp * d.experts_per_token * d.hidden * d.act_bytes;
+        const Link& link = link_for(topo, p.tp * p.cp, p.ep);
+        add("ep", "EP all-to-all of routed tokens", link, p.ep, count * bytes, count * all_to_all_time(bytes, p.ep, link),
+            r.assume.overlap_ep,
+            n_text(per_layer) + " all-to-alls per MoE layer × " + n_text(d.moe_layers / pp) + " layers" + per_mb +
+                " of tokens × top-" + n_text(d.experts_per_token) + " × h = " + gb_text(bytes) + " each over " + link.name);
+    }
+    if (p.cp > 1) {
+        // Ring attention (Liu et al. 2023; Megatron context parallelism): each layer passes the K/V
+        // chunk around the cp ring, cp−1 hops forward and twice that backward (K/V and their
+        // gradients); it overlaps the attention computation.
+        const double chunk = b * (s / cp) * d.kv_width / std::min(tp, d.kv_heads) * d.act_bytes;
+        const double hops = m * layers_here * 3 * (cp - 1);
+        const Link& link = link_for(topo, p.tp, p.cp);
+        add("cp", "CP ring exchange of K/V", link, p.cp, hops * chunk, hops * p2p_time(chunk, link), true,
+            n_text(3 * (cp - 1)) + " hops per layer × " + n_text(layers_here) + " layers" + per_mb + " of a " +
+                gb_text(chunk) + " K/V chunk over " + link.name);
+    }
+    if (p.dp * p.cp > 1) {
+        // Data-parallel gradient synchronisation over the dp × cp ranks holding the same weights
+        // (ZeRO paper, Rajbhandari et al. 2019, §5 and §7: stage 0 all-reduce = 2Ψ, stages 1–2
+        // reduce-scatter + all-gather = 2Ψ, stage 3 all-gather forward and backward + reduce-scatter
+        // = 3Ψ, every micro-batch for FSDP). Expert weights synchronise over dp·cp/ep ranks.
+        const double trainable = trains_adapters(job) ? trainable_params(model, job) : d.total_params;
+        const double routed = trains_adapters(job) ? 0 : d.routed_params;
+        const double expert_split = p.ep > 1 ? static_cast<double>(p.ep) : tp;
+        const double grad_dense = (trainable - routed) / (tp * pp), grad_expert = routed / (pp * expert_split);
+        const double weight_dense = (d.total_params - d.routed_params) / (tp * pp);
+        const double weight_expert = d.routed_params / (pp * expert_split);
+        const int64_t n_dense = p.dp * p.cp, n_expert = std::max<int64_t>(1, p.dp * p.cp / p.ep);
+        const Link& l_dense = link_for(topo, p.tp, n_dense);
+        const Link& l_expert = link_for(topo, p.tp * p.ep, n_expert);
+        const double gb = r.assume.grad_reduce_bytes, wb = d.act_bytes;
+        double time = 0, bytes = 0;
+        std::string label, why;
+        auto both = [&](auto&& one) { one(grad_dense, weight_dense, n_dense, l_dense); one(grad_expert, weight_expert, n_expert, l_expert); };
+        if (p.zero == 0) {
+            label = "DP all-reduce of gradients";
+            both([&](double g, double, int64_t n, const Link& l) { time += all_reduce_time(g * gb, n, l); bytes += g * gb; });
+            why = "ring all-reduce of " + gb_text(grad_dense * gb) + " of gradients (" + plain_number(gb) + " bytes each) once per step";
+        } else if (p.zero < 3) {
+            label = "ZeRO-" + n_text(p.zero) + " reduce-scatter + all-gather";
+            const double updated = trains_adapters(job) ? 0 : 1;
+            both([&](double g, double w, int64_t n, const Link& l) {
+                const double gathered = (updated * w + (1 - updated) * g) * wb;  // adapters: only they change
+                time += reduce_scatter_time(g * gb, n, l) + all_gather_time(gathered, n, l);
+                bytes += g * gb + gathered;
+            });
+            why = "reduce-scatter " + gb_text(grad_dense * gb) + " of gradients + all-gather " + gb_text(weight_dense * wb) +
+                  " of updated weights, once per step";
+        } else {
+            label = "FSDP / ZeRO-3 all-gather ×2 + reduce-scatter";
+            both([&](double g, double w, int64_t n, const Link& l) {
+                time += m * (2 * all_gather_time(w * wb, n, l) + reduce_scatter_time(g * gb, n, l));
+                bytes += m * (2 * w * wb + g * gb);
+            });
+            why = "per micro-batch: all-gather " + gb_text(weight_dense * wb) + " of weights forward and again backward, " +
+                  "reduce-scatter " + gb_text(grad_dense * gb) + " of gradients" + per_mb;
+        }
+        why += "; " + n_text(static_cast<double>(n_dense)) + " ranks over " + l_dense.name;
+        add("dp", label, l_dense, n_dense, bytes, time, true, why);
+    }
+
+    // Hideable traffic (data-parallel, CP, and TP/EP when their overlap is on) runs under at most `overlap` of the compute time.
+    double hideable = 0;
+    for (const auto& c : st.comms)
+        if (c.exposed_s < 0) hideable += c.time_s;
+    const double window = r.assume.overlap * st.compute_s;
+    const double exposed_share = hideable > 0 ? std::max(0.0, hideable - window) / hideable : 0;
+    for (auto& c : st.comms)
+        if (c.exposed_s < 0) c.exposed_s = c.time_s * exposed_share;
+
+    st.step_s = st.compute_s + st.bubble_s;
+    for (const auto& c : st.comms) st.step_s += c.exposed_s;
+    st.tokens_per_s = st.tokens_per_step / st.step_s;
+    st.tokens_per_s_per_gpu = st.tokens_per_s / gpus;
+    st.mfu = st.model_flops_per_token * st.tokens_per_s_per_gpu / (r.peak_tflops * 1e12);
+    st.hfu = st.hardware_flops_per_token * st.tokens_per_s_per_gpu / (r.peak_tflops * 1e12);
+
+    st.bound_key = "compute";
+    double largest = st.compute_s;
+    if (st.bubble_s > largest) {
+        largest = st.bubble_s;
+        st.bound_key = "bubble";
+    }
+    for (const auto& c : st.comms)
+        if (c.exposed_s > largest) {
+            largest = c.exposed_s;
+            st.bound_key = c.key;
+        }
+    st.memory_bytes = train_memory(model, job, p);
+    st.fits = st.memory_bytes <= gpu_bytes(r.gpu);
+    return st;
+}
+
+}  // namespace vramcalc

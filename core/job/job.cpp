@@ -1,0 +1,295 @@
+#include "job/job.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "text/errors.hpp"
+#include "text/json_text.hpp"
+#include "job/engine_presets.hpp"
+#include "hardware/gpus.hpp"
+#include "job/presets.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+template <class Enum>
+struct Choice {
+    const char* name;
+    Enum value;
+};
+
+const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
+                               {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
+const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"adam", Optimizer::AdamW},
+                                         {"sgd", Optimizer::SGD},            {"sgd_momentum", Optimizer::SGDMomentum},
+                                         {"adam_8bit", Optimizer::Adam8bit}, {"adafactor", Optimizer::Adafactor}};
+const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
+                                                {"selective", Checkpointing::Selective},
+                                                {"full", Checkpointing::Full},
+                                                {"selective_op", Checkpointing::SelectiveOp}};
+const Choice<QloraMatmul> kQloraMatmul[] = {{"bitsandbytes", QloraMatmul::Bitsandbytes}, {"torchao", QloraMatmul::Torchao}};
+const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
+const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
+const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
+const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
+                                        {"autocast", Precision::Autocast}};
+const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
+const Choice<MemoryKind> kMemoryKind[] = {{"device", MemoryKind::Device}, {"reserved", MemoryKind::Reserved},
+                                          {"allocated", MemoryKind::Allocated}};
+const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"hf", Framework::HfTrainer},
+                                         {"accelerate_fsdp", Framework::AccelerateFsdp},
+                                         {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
+                                         {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
+                                         {"torchtitan", Framework::Torchtitan}};
+
+const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
+                                   {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},
+                                   {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama}};
+const Choice<GgufRules> kGgufRules[] = {{"current", GgufRules::Current}, {"2023-12", GgufRules::Dec2023}};
+
+template <class Enum, size_t N>
+const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
+    for (const auto& c : choices)
+        if (c.value == value) return c.name;
+    return "?";
+}
+
+template <class Enum, size_t N>
+std::vector<const char*> names_of(const Choice<Enum> (&choices)[N]) {
+    std::vector<const char*> names;
+    for (const auto& c : choices) names.push_back(c.name);
+    return names;
+}
+
+template <class Enum, size_t N>
+Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&choices)[N]) {
+    std::string names;
+    for (const auto& c : choices) {
+        if (v.is_string() && v.get<std::string>() == c.name) return c.value;
+        names += (names.empty() ? "" : ", ") + std::string(c.name);
+    }
+    throw InputError(field, "must be one of " + names + ", got " + describe_value(v));
+}
+
+const NumberFormat* float_format(const json& v, const std::string& field) {
+    const NumberFormat& f = find_format(text_field(v, field), field);
+    if (!f.trainable) throw InputError(field, "must be fp32, fp16 or bf16, got '" + std::string(f.name) + "'");
+    return &f;
+}
+
+const NumberFormat* kv_format(const json& v, const std::string& field) {
+    const std::string name = text_field(v, field);
+    if (name == "auto") return nullptr;
+    const NumberFormat& f = find_format(name, field);
+    if (!is_kv_format(f)) {
+        std::string names;
+        for (const char* n : kv_format_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+        throw InputError(field, "must be one of " + names + ", got '" + name + "'");
+    }
+    return &f;
+}
+
+const Gpu* gpu_field(const json& v, const std::string& field) {
+    const std::string id = text_field(v, field);
+    std::string names;
+    for (const Gpu& g : gpu_catalog()) {
+        if (id == g.id) return &g;
+        names += (names.empty() ? "" : ", ") + std::string(g.id);
+    }
+    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose one of " + names);
+}
+
+// Serving fields (core/serving.cpp). Returns false for an unknown key.
+bool read_serving_field(Job& job, const std::string& key, const json& v, const std::string& field) {
+    if (key == "engine") job.engine = read_choice(v, field, kEngines);
+    else if (key == "gpu") job.gpu = gpu_field(v, field);
+    else if (key == "device_gib") job.device_gib = number_field(v, field, 0, 100'000);
+    else if (key == "gpu_memory_utilization") job.gpu_memory_utilization = number_field(v, field, 0.01, 1);
+    else if (key == "mem_fraction_static") job.mem_fraction_static = number_field(v, field, 0, 1);
+    else if (key == "comm_buffers_gb") job.comm_buffers_gb = number_field(v, field, 0, 1000);
+    else if (key == "max_model_len") job.max_model_len = whole_field(v, field, 0, 100'000'000);
+    else if (key == "max_num_batched_tokens") job.max_num_batched_tokens = whole_field(v, field, 0, 100'000'000);
+    else if (key == "max_num_seqs") job.max_num_seqs = whole_field(v, field, 1, 1'000'000);
+    else if (key == "chunked_prefill") job.chunked_prefill = bool_field(v, field);
+    else if (key == "block_size") job.block_size = whole_field(v, field, 1, 1'000'000);
+    else if (key == "new_tokens") job.new_tokens = whole_field(v, field, 0, 100'000'000);
+    else if (key == "n_ubatch") job.n_ubatch = whole_field(v, field, 1, 1'000'000);
+    else if (key == "n_gpu_layers") job.n_gpu_layers = whole_field(v, field, -1, 100'000);
+    else if (key == "experts_on_cpu") job.experts_on_cpu = bool_field(v, field);
+    else if (key == "gguf_rules") job.gguf_rules = read_choice(v, field, kGgufRules);
+    else if (key == "swa_full") job.swa_full = bool_field(v, field);
+    else if (key == "ep") job.ep = whole_field(v, field, 1, 100'000);
+    else if (key == "dp_attention") job.dp_attention = bool_field(v, field);
+    else return false;
+    return true;
+}
+
+// lora_targets: a scope keyword, or module names separated by commas (each once;
+// the plan checks them against the model's modules).
+void read_lora_targets(const std::string& spec, Job& job) {
+    job.lora_targets = spec;
+    job.lora_modules.clear();
+    if (spec == "all-linear" || spec == "attention" || spec == "mlp") {
+        job.lora_scope = spec == "all-linear" ? LoraScope::AllLinear : spec == "attention" ? LoraScope::Attention : LoraScope::Mlp;
+        return;
+    }
+    job.lora_scope = LoraScope::Named;
+    std::set<std::string> seen;
+    size_t start = 0;
+    while (start <= spec.size()) {
+        size_t end = spec.find(',', start);
+        if (end == std::string::npos) end = spec.size();
+        std::string name = spec.substr(start, end - start);
+        name.erase(0, name.find_first_not_of(' '));
+        name.erase(name.find_last_not_of(' ') + 1);
+        start = end + 1;
+        if (!seen.insert(name).second)
+            throw InputError("job.lora_targets", "names '" + short_text(name) + "' twice; list each module once");
+        job.lora_modules.push_back(std::move(name));
+    }
+}
+
+// One job field read into `job`. Returns false for an unknown key.
+bool read_field(Job& job, const std::string& key, const json& v) {
+    const std::string field = "job." + key;
+    if (read_serving_field(job, key, v, field)) return true;
+    if (key == "mode") job.mode = read_choice(v, field, kModes);
+    else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
+    else if (key == "dtype") {
+        const std::string name = text_field(v, field);
+        job.dtype_auto = name == "auto";
+        if (!job.dtype_auto && !has_format(name))
+            throw InputError(field, "unknown format '" + short_text(name) + "'; choose auto or one of " + format_names());
+        job.dtype = &find_format(job.dtype_auto ? "bf16" : name, field);
+    }
+    else if (key == "precision") job.precision = read_choice(v, field, kPrecision);
+    else if (key == "master_weights") job.precision = bool_field(v, field) ? Precision::Master : Precision::Pure;
+    else if (key == "optimizer") job.optimizer = read_choice(v, field, kOptimizers);
+    else if (key == "optimizer_dtype") job.optimizer_dtype = float_format(v, field);
+    else if (key == "optimizer_impl") job.optimizer_impl = read_choice(v, field, kOptimizerImpl);
+    else if (key == "paged_optimizer") job.paged_optimizer = bool_field(v, field);
+    else if (key == "optimizer_in_backward") job.optimizer_in_backward = bool_field(v, field);
+    else if (key == "fp32_gradients") job.fp32_gradients = bool_field(v, field);
+    else if (key == "grad_accum") job.grad_accum = whole_field(v, field, 1, 1'000'000);
+    else if (key == "batch") job.batch = whole_field(v, field, 1, 1'000'000);
+    else if (key == "seq") job.seq = whole_field(v, field, 1, 100'000'000);
+    else if (key == "checkpointing") {
+        if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
+        else job.checkpointing = read_choice(v, field, kCheckpointing);
+    } else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
+    else if (key == "model_init") job.model_init = read_choice(v, field, kModelInit);
+    else if (key == "qlora_matmul") job.qlora_matmul = read_choice(v, field, kQloraMatmul);
+    else if (key == "attention") job.attention = read_choice(v, field, kAttention);
+    else if (key == "flash_attention") job.attention = bool_field(v, field) ? Attention::Flash : Attention::Eager;
+    else if (key == "loss") job.loss = read_choice(v, field, kLoss);
+    else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
+    else if (key == "compile") job.compile = bool_field(v, field);
+    else if (key == "sync_module_states") job.sync_module_states = bool_field(v, field);
+    else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
+    else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
+    else if (key == "lora_targets") read_lora_targets(text_field(v, field), job);
+    else if (key == "lora_dropout") job.lora_dropout = number_field(v, field, 0, 0.99);
+    else if (key == "adapter_dtype") job.adapter_dtype = float_format(v, field);
+    else if (key == "offload_optimizer") job.offload_optimizer = bool_field(v, field);
+    else if (key == "offload_params") job.offload_params = bool_field(v, field);
+    else if (key == "gpus") job.gpus = whole_field(v, field, 1, 100'000);
+    else if (key == "tp") job.tp = whole_field(v, field, 0, 1024);
+    else if (key == "pp") job.pp = whole_field(v, field, 0, 1024);
+    else if (key == "cp") job.cp = whole_field(v, field, 1, 1024);
+    else if (key == "zero") job.zero = static_cast<int>(whole_field(v, field, 0, 3));
+    else if (key == "report") job.report = read_choice(v, field, kMemoryKind);
+    else if (key == "overhead_gb") job.overhead_gb = number_field(v, field, 0, 1000);
+    else if (key == "fragmentation") job.fragmentation = number_field(v, field, 0, 1);
+    else return false;
+    return true;
+}
+
+const char* kKnownFields =
+    "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
+    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
+    "flash_attention, loss, loss_chunks, compile, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
+    "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
+    "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
+    "swa_full, ep, dp_attention";
+
+}  // namespace
+
+const char* mode_name(Mode v) { return name_of(kModes, v); }
+const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
+const char* checkpointing_name(Checkpointing v) { return name_of(kCheckpointing, v); }
+const char* attention_name(Attention v) { return name_of(kAttention, v); }
+const char* loss_name(Loss v) { return name_of(kLoss, v); }
+const char* precision_name(Precision v) { return name_of(kPrecision, v); }
+const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
+const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
+const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
+const char* engine_name(Engine v) { return name_of(kEngines, v); }
+const char* gguf_rules_name(GgufRules v) { return name_of(kGgufRules, v); }
+std::vector<const char*> engine_names() { return names_of(kEngines); }
+bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || job.engine == Engine::Ollama; }
+std::vector<const char*> mode_names() { return names_of(kModes); }
+std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
+std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
+const char* model_init_name(ModelInit v) { return name_of(kModelInit, v); }
+std::vector<const char*> model_init_names() { return names_of(kModelInit); }
+const char* qlora_matmul_name(QloraMatmul v) { return name_of(kQloraMatmul, v); }
+std::vector<const char*> qlora_matmul_names() { return names_of(kQloraMatmul); }
+std::vector<const char*> attention_names() { return names_of(kAttention); }
+std::vector<const char*> loss_names() { return names_of(kLoss); }
+std::vector<const char*> precision_names() { return names_of(kPrecision); }
+std::vector<const char*> memory_kind_names() { return names_of(kMemoryKind); }
+std::vector<const char*> framework_names() { return names_of(kFrameworks); }
+
+Job parse_job(const json& j) {
+    if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + describe_value(j));
+    Job job;
+    // The preset first, so every field the user gives overrides it.
+    const Preset* framework = nullptr;
+    if (auto it = j.find("framework"); it != j.end()) {
+        job.framework = read_choice(*it, "job.framework", kFrameworks);
+        framework = &preset_of(job.framework);
+        for (const PresetField& f : framework->fields) {
+            if (j.contains(f.key)) continue;
+            read_field(job, f.key, json::parse(f.value));
+            job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        }
+    }
+    // Then the mode's own defaults, where neither the framework nor the user sets the field.
+    if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
+    for (const PresetField& f : mode_defaults(job.mode)) {
+        const auto sets = [&f](const PresetField& g) { return std::string(g.key) == f.key; };
+        if (j.contains(f.key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(), sets))) continue;
+        read_field(job, f.key, json::parse(f.value));
+        job.assumptions.push_back(std::string(mode_name(job.mode)) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+    }
+    // The engine's preset likewise (it may override a framework value, the user overrides both).
+    if (auto it = j.find("engine"); it != j.end()) {
+        job.engine = read_choice(*it, "job.engine", kEngines);
+        const EnginePreset& preset = engine_preset(job.engine);
+        for (const PresetField& f : preset.fields) {
+            if (j.contains(f.key)) continue;
+            read_field(job, f.key, json::parse(f.value));
+            job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        }
+    }
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!read_field(job, it.key(), it.value()))
+            throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields));
+    if (job.mode == Mode::Train && !job.dtype->trainable)
+        throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
+                                          "' (fine-tune a quantized base with mode qlora)");
+    if (job.model_init == ModelInit::TorchaoNf4V01 && job.mode != Mode::QLoRA)
+        throw InputError("job.model_init", std::string("torchao_0.1_nf4 quantizes a QLoRA base; mode must be qlora, got '") +
+                                               mode_name(job.mode) + "'");
+    if (job.engine != Engine::Custom && trains(job))
+        throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
+                                           mode_name(job.mode) + "'");
+    return job;
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,190 @@
+#pragma once
+// A job: what you want to run. Parsed once from JSON into typed values (formats
+// resolved to their table entries, names to enums); nothing downstream looks a
+// string up again. Recipes (HF Trainer, torchtune, DeepSpeed...) are presets:
+// named sets of these fields, applied before the fields the user gives.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/formats.hpp"
+
+namespace vramcalc {
+
+enum class Mode { Inference, Train, LoRA, QLoRA };
+enum class Optimizer { AdamW, SGD, SGDMomentum, Adam8bit, Adafactor };
+enum class Checkpointing {
+    None,
+    Selective,    // Korthikanti et al.: the attention core (scores, softmax) recomputed
+    Full,         // each block's input kept, the block recomputed in backward
+    SelectiveOp,  // torchtitan per-op SAC: matmul outputs kept except every second one, attention output kept
+};
+// Which kernel computes attention decides what it saves for backward.
+enum class Attention {
+    Eager,  // softmax(q·kᵀ)·v written out: saves the s×s probabilities
+    Sdpa,   // torch scaled_dot_product_attention after repeat_kv (HF "sdpa", torchtune): q, k, v repeated to all heads
+    Flash,  // flash-attn 2 kernel: q, k, v at kv-head width, output and logsumexp
+};
+enum class Loss {
+    Full,     // logits for every token, upcast to fp32 inside the loss (transformers >= 4.46 ForCausalLMLoss)
+    FullFp32, // the model returns fp32 logits that the caller keeps through backward, and the loss
+              // shifts a copy (transformers <= 4.45 LlamaForCausalLM, torchtune <= 0.2)
+    Chunked,  // torchtune CEWithChunkedOutputLoss: 16-bit logit chunks, fp32 one chunk at a time
+    Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
+};
+// Where the parameters of full training live and in which dtype.
+enum class Precision {
+    Pure,      // params, gradients and optimizer states in the training dtype (torchtune)
+    Master,    // 16-bit params and gradients + fp32 master copy in the optimizer (DeepSpeed, Megatron)
+    Autocast,  // fp32 params and gradients, matmuls in 16-bit under torch.autocast (HF Trainer bf16=True)
+};
+enum class OptimizerImpl {
+    Foreach,  // torch multi-tensor step: allocates a full-size temporary (sqrt of exp_avg_sq)
+    Fused,    // one fused kernel per parameter group: no full-size temporaries
+};
+// What a reported total means (issue 8: allocated vs reserved vs nvidia-smi).
+enum class MemoryKind {
+    Allocated,  // live tensors (torch.cuda.max_memory_allocated, torchtune "Peak Memory Active")
+    Reserved,   // + caching-allocator slack (torch.cuda.max_memory_reserved)
+    Device,     // + CUDA context and non-torch buffers (what nvidia-smi shows)
+};
+// The autograd function of a QLoRA base layer decides what its forward keeps.
+enum class QloraMatmul {
+    Bitsandbytes,  // bnb MatMul4Bit (PEFT, fsdp_qlora, LitGPT): keeps each quantized linear's input (ctx.tensors = (A, B))
+    Torchao,       // torchao linear_nf4 (torchtune): keeps the NF4 weight only
+};
+// How the model is built before training, when that leaves memory reserved (core/model_init.cpp).
+enum class ModelInit {
+    None,         // not modelled: init frees what it allocates in sizes the step reuses
+    TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
+};
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan };
+// Inference engines, each with its own memory accounting (core/serving.cpp;
+// presets in core/engine_presets.cpp).
+enum class Engine {
+    Custom,    // the plain sum: weights + one prefill's working set + KV for batch × seq
+    HfGenerate,// transformers generate: peak at prefill or at the last generated token
+    Vllm,      // budget = gpu_memory_utilization × device; KV pool gets what is left
+    Sglang,    // KV pool = mem_fraction_static × device − weights − context
+    LlamaCpp,  // GGUF per-tensor types, -ngl offload, ggml compute buffer
+    Ollama,    // llama.cpp underneath, with Ollama's defaults
+};
+// llama.cpp's per-tensor type rules (llama-quant.cpp llama_tensor_get_type) as of:
+enum class GgufRules {
+    Current,  // merged 3-D expert tensors (ffn_down_exps follows the ffn_down rule; MoE attn_output q5_K)
+    Dec2023,  // per-expert 2-D tensors named ffn_down.E: missed by the "ffn_down.weight" rule (Mixtral GGUFs of Dec 2023)
+};
+// Which linear layers get LoRA adapters: "all-linear" (QLoRA paper setting),
+// "attention", "mlp", or a comma-separated list of module names.
+enum class LoraScope { AllLinear, Attention, Mlp, Named };
+struct Gpu;
+
+struct Job {
+    Mode mode = Mode::Inference;
+    Framework framework = Framework::Custom;
+    const NumberFormat* dtype = &format(FormatId::Bf16);  // weights; QLoRA: a float dtype = NF4 base + this compute dtype
+    // "auto" (the default): weights as the checkpoint ships them. For inference
+    // and LoRA that is the config's quantization_config when present, and the
+    // exact bytes of checkpoint metadata when attached (vLLM --dtype auto, HF
+    // from_pretrained with a quantization_config); otherwise `dtype` (bf16).
+    bool dtype_auto = true;
+    Precision precision = Precision::Master;
+    Optimizer optimizer = Optimizer::AdamW;
+    const NumberFormat* optimizer_dtype = &format(FormatId::Fp32);  // Adam m and v
+    OptimizerImpl optimizer_impl = OptimizerImpl::Fused;
+    bool paged_optimizer = false;        // bitsandbytes paged states: unified memory, outside torch's accounting
+    bool optimizer_in_backward = false;  // step each parameter as its gradient is ready (torchtune optimizer_in_bwd)
+    bool fp32_gradients = false;         // fp32 gradient buffers (Megatron main_grad, DeepSpeed bf16 accumulation)
+    int64_t grad_accum = 1;              // micro-batches per optimizer step (>1 keeps gradients through forward)
+    int64_t batch = 1;                   // micro-batch per GPU (per replica for inference)
+    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference)
+    Checkpointing checkpointing = Checkpointing::None;
+    bool activation_offload = false;     // checkpointed activations kept in CPU memory (torchtune, Unsloth)
+    Attention attention = Attention::Flash;
+    Loss loss = Loss::Full;
+    int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
+    bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
+    ModelInit model_init = ModelInit::None;
+    QloraMatmul qlora_matmul = QloraMatmul::Bitsandbytes;
+    bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
+    const NumberFormat* kv_dtype = nullptr;  // null = the compute dtype
+    int64_t lora_rank = 16;
+    std::string lora_targets = "all-linear";  // as given, for the output; read into the two fields below
+    LoraScope lora_scope = LoraScope::AllLinear;
+    std::vector<std::string> lora_modules;    // LoraScope::Named: each module name once, matched by the plan
+    double lora_dropout = 0.0;
+    const NumberFormat* adapter_dtype = &format(FormatId::Fp32);  // PEFT's autocast_adapter_dtype
+    bool offload_optimizer = false;      // ZeRO-Offload / FSDP cpu_offload: states (and the step) on the CPU
+    bool offload_params = false;         // parameters live on the CPU, gathered per layer
+    int64_t gpus = 1;
+    // 0 = automatic. Training: 1 each. Inference with neither set: TP inside an 8-GPU node, pipeline
+    // stages for the rest (core/layout.cpp). pp alone: TP takes the GPUs per stage (pp 1: TP over every
+    // GPU). tp alone: one stage, data-parallel replicas for the rest.
+    int64_t tp = 0;
+    int64_t pp = 0;
+    int64_t cp = 1;                      // context parallel: splits the sequence
+    int zero = 0;                        // ZeRO stage / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
+    MemoryKind report = MemoryKind::Device;
+    double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU
+    double fragmentation = 0.05;         // caching-allocator slack as a fraction of allocated memory
+    std::vector<std::string> assumptions;  // which preset values are in force, for the output
+
+    // --- Serving (core/serving.cpp, core/engine_presets.cpp) ---
+    Engine engine = Engine::Custom;
+    const Gpu* gpu = nullptr;            // the device served on (catalog id); engines with a budget need it
+    double device_gib = 0;               // device memory as the engine sees it (torch total_memory); 0 = the GPU's
+    double gpu_memory_utilization = 0.9; // vLLM budget fraction (vllm/config.py CacheConfig)
+    double mem_fraction_static = 0;      // SGLang static fraction; 0 = by TP size (sglang server_args.py)
+    double comm_buffers_gb = 0;          // extra non-torch memory per GPU when TP > 1 (NCCL / custom all-reduce)
+    int64_t max_model_len = 0;           // vLLM/SGLang context limit; 0 = seq
+    int64_t max_num_batched_tokens = 0;  // tokens in the profile run; 0 = the engine's default
+    int64_t max_num_seqs = 256;          // sequences in the profile run's sampler (vLLM default 256)
+    bool chunked_prefill = true;         // vLLM V1 always; V0 optional
+    int64_t block_size = 16;             // vLLM KV block (tokens)
+    int64_t new_tokens = 0;              // HF generate: tokens generated after a prompt of seq − new_tokens
+    int64_t n_ubatch = 512;              // llama.cpp physical batch (compute buffer)
+    int64_t n_gpu_layers = -1;           // llama.cpp -ngl: repeating layers on the GPU (-1 = all, + output)
+    bool experts_on_cpu = false;         // llama.cpp -ot exps=CPU: routed experts in system RAM
+    GgufRules gguf_rules = GgufRules::Current;
+    bool swa_full = false;               // allocate sliding-window layers at full length (llama.cpp --swa-full)
+    int64_t ep = 1;                      // expert parallel degree (routed experts split over ep GPUs)
+    bool dp_attention = false;           // attention data-parallel over the ep GPUs, experts sharded (DeepSeek-V3 style)
+};
+
+// Reads a job from JSON; absent fields keep their defaults, or the preset's
+// when "framework" names one. Throws InputError("job.<field>").
+Job parse_job(const nlohmann::json& job);
+
+inline bool trains(const Job& job) { return job.mode != Mode::Inference; }
+inline bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
+
+const char* mode_name(Mode mode);
+const char* optimizer_name(Optimizer optimizer);
+const char* checkpointing_name(Checkpointing c);
+const char* attention_name(Attention a);
+const char* loss_name(Loss l);
+const char* precision_name(Precision p);
+const char* optimizer_impl_name(OptimizerImpl i);
+const char* memory_kind_name(MemoryKind k);
+const char* framework_name(Framework f);
+const char* engine_name(Engine e);
+const char* gguf_rules_name(GgufRules r);
+std::vector<const char*> engine_names();
+bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
+// The names parse_job accepts, for option lists and error messages.
+std::vector<const char*> mode_names();
+std::vector<const char*> optimizer_names();
+std::vector<const char*> checkpointing_names();
+std::vector<const char*> attention_names();
+std::vector<const char*> loss_names();
+std::vector<const char*> precision_names();
+std::vector<const char*> memory_kind_names();
+const char* model_init_name(ModelInit v);
+std::vector<const char*> model_init_names();
+const char* qlora_matmul_name(QloraMatmul v);
+std::vector<const char*> qlora_matmul_names();
+std::vector<const char*> framework_names();
+
+}  // namespace vramcalc

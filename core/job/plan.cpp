@@ -1,0 +1,137 @@
+#include "job/plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "text/errors.hpp"
+
+namespace vramcalc {
+namespace {
+
+// The tensors that get adapters, for the job's scope (job.lora_scope, read by
+// parse_job): every linear, the attention projections, the rest, or the named
+// modules, each of which must exist in this model.
+std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
+    if (model.config.family == Family::Explicit)
+        throw InputError("config", "LoRA needs the architecture (model_type and dimensions) to know which "
+                                   "matrices get adapters; num_parameters alone is not enough");
+    std::vector<const Tensor*> picked;
+    if (job.lora_scope != LoraScope::Named) {
+        for (const auto& t : model.tensors) {
+            const bool take = job.lora_scope == LoraScope::AllLinear   ? t.is_linear()
+                              : job.lora_scope == LoraScope::Attention ? t.kind == TensorKind::Attention
+                                                                       : t.is_linear() && t.kind != TensorKind::Attention;
+            if (take) picked.push_back(&t);
+        }
+        return picked;
+    }
+    for (const std::string& name : job.lora_modules) {
+        bool found = false;
+        for (const auto& t : model.tensors)
+            if ((t.is_linear() || t.kind == TensorKind::Head) && name == t.module) {  // PEFT can target lm_head by name
+                picked.push_back(&t);
+                found = true;
+            }
+        if (!found) {
+            std::set<std::string> available;
+            for (const auto& t : model.tensors)
+                if (t.is_linear()) available.insert(t.module);
+            std::string list;
+            for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
+            throw InputError("job.lora_targets", "no linear module named '" + name.substr(0, 64) +
+                                                     "' in this model; use all-linear, attention, mlp or some of: " + list);
+        }
+    }
+    return picked;
+}
+
+// LoRA (Hu et al. 2021): W + B·A with A: r × in, B: out × r -> r·(in + out) per matrix.
+double lora_params(const std::vector<const Tensor*>& targets, int64_t rank) {
+    double p = 0;
+    for (const Tensor* t : targets)
+        p += static_cast<double>(rank) * static_cast<double>(t->in + t->out) * static_cast<double>(t->copies);
+    return p;
+}
+
+// Adafactor (Shazeer & Stern 2018) keeps a factored second moment: a row and a
+// column vector per matrix, a full vector for 1-D tensors; no first moment
+// (beta1 = None, the Hugging Face default).
+double adafactor_state_values(const Plan& p) {
+    if (p.m.config.family == Family::Explicit)
+        throw InputError("config", "Adafactor's factored state depends on matrix shapes; give the architecture, "
+                                   "not only num_parameters");
+    double values = 0;
+    if (uses_adapters(p.job)) {
+        const double r = static_cast<double>(p.job.lora_rank);
+        for (const Tensor* t : p.lora)
+            values += (static_cast<double>(t->in) + r + r + static_cast<double>(t->out)) * static_cast<double>(t->copies);
+        return values;
+    }
+    for (const auto& t : p.m.tensors)
+        values += static_cast<double>(t.in == 1 ? t.out : t.in + t.out) * static_cast<double>(t.copies);
+    return values;
+}
+
+// The dtype of matmuls, activations and gradients: the job's dtype when it
+// is a float format, else bf16 (quantized weights are dequantized to it).
+const NumberFormat& compute_format(const Job& job) {
+    return job.dtype->trainable ? *job.dtype : format(FormatId::Bf16);
+}
+
+// dtype auto keeps the checkpoint's own storage where the base weights stay
+// frozen as shipped: inference and LoRA (PEFT trains adapters on GPTQ/AWQ/FP8
+// bases; full training dequantizes, QLoRA re-quantizes to NF4).
+bool keeps_shipped(const Job& job) { return job.dtype_auto && (job.mode == Mode::Inference || job.mode == Mode::LoRA); }
+
+const WeightQuant* shipped_quant(const Model& m, const Job& job) {
+    return keeps_shipped(job) && m.config.quant.format ? &m.config.quant : nullptr;
+}
+
+// How the base weights are stored; QLoRA with a float dtype means an NF4
+// base computing in that dtype.
+const NumberFormat& weight_format(const Job& job, const WeightQuant* shipped) {
+    if (shipped) return *shipped->format;
+    if (job.mode == Mode::QLoRA && job.dtype->trainable) return format(FormatId::Nf4);
+    return *job.dtype;
+}
+
+}  // namespace
+
+
+double trainable_params(const Model& model, const Job& job) {
+    switch (job.mode) {
+        case Mode::Inference: return 0;
+        case Mode::Train: return model.params.total;
+        case Mode::LoRA:
+        case Mode::QLoRA: return lora_params(lora_targets(model, job), job.lora_rank);
+    }
+    return 0;
+}
+
+Plan make_plan(const Model& m, const Job& job) {
+    const WeightQuant* shipped = shipped_quant(m, job);
+    Plan p{m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
+    p.exact = keeps_shipped(job) && m.exact.present();
+    if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
+    // Targets are checked in every mode, so a bad list is reported even when unused.
+    if (uses_adapters(job) || (m.config.family != Family::Explicit && job.lora_scope != LoraScope::AllLinear)) {
+        p.lora = lora_targets(m, job);
+        for (const Tensor* t : p.lora) p.lora_roles |= t->role;
+    }
+    if (!uses_adapters(job)) {
+        p.lora.clear();
+        p.lora_roles = 0;
+    }
+    p.trainable = job.mode == Mode::Train ? m.params.total : uses_adapters(job) ? lora_params(p.lora, job.lora_rank) : 0;
+    if (trains(job) && job.optimizer == Optimizer::Adafactor) p.adafactor_values = adafactor_state_values(p);
+    for (const auto& t : m.tensors) {
+        const double one = static_cast<double>(t.in) * static_cast<double>(t.out);
+        p.largest_tensor = std::max(p.largest_tensor, one);
+        if (t.is_linear()) p.largest_linear = std::max(p.largest_linear, one);
+        if (m.config.layers > 0 && t.kind != TensorKind::Embedding && t.kind != TensorKind::Head)
+            p.layer_params += t.params() / static_cast<double>(m.config.layers);
+    }
+    return p;
+}
+
+}  // namespace vramcalc

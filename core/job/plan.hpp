@@ -1,0 +1,34 @@
+#pragma once
+// A plan: what a job needs from a prepared model (model/model.hpp) that does
+// not depend on how it is spread over GPUs, resolved once per estimate and
+// reused for every layout tried.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "job/job.hpp"
+#include "model/model.hpp"
+
+namespace vramcalc {
+
+struct Plan {
+    const Model& m;
+    const Job& job;
+    const NumberFormat& compute;  // dtype of matmuls, activations and 16-bit gradients
+    const NumberFormat& weights;  // how the base weights are stored
+    const WeightQuant* shipped = nullptr;  // dtype auto + quantization_config: the checkpoint's own scheme
+    bool exact = false;           // dtype auto + checkpoint metadata: weights are m.exact.bytes
+    const NumberFormat* kv;       // KV cache format; null when training
+    std::vector<const Tensor*> lora;  // tensors with adapters (LoRA modes)
+    uint32_t lora_roles = 0;      // their roles, for the activation model
+    double trainable = 0;         // parameters that get gradients and optimizer state
+    double adafactor_values = 0;  // Adafactor's factored state size, when it is the optimizer
+    double largest_tensor = 0;    // parameters of the largest single tensor (embedding, usually)
+    double largest_linear = 0;    // parameters of the largest linear matrix (QLoRA dequantizes one at a time)
+    double layer_params = 0;      // parameters of one block (FSDP gathers one at a time)
+};
+
+Plan make_plan(const Model& m, const Job& job);
+double trainable_params(const Model& model, const Job& job);
+
+}  // namespace vramcalc

@@ -1,0 +1,111 @@
+#include "job/presets.hpp"
+
+namespace vramcalc {
+namespace {
+
+// Each value is the framework's own default (or the setting its reference
+// recipes use), read from the code cited beside it.
+const std::vector<Preset> kPresets = {
+    {Framework::Custom, "custom", {}},
+    {Framework::HfTrainer,
+     "Hugging Face Trainer + PEFT",
+     {
+         {"precision", "\"autocast\"", "transformers TrainingArguments(bf16=True): torch.autocast over the loaded weights"},
+         {"optimizer_impl", "\"foreach\"", "transformers TrainingArguments.optim 'adamw_torch': torch.optim.AdamW, foreach on CUDA"},
+         {"attention", "\"sdpa\"", "transformers PreTrainedModel._autoset_attn_implementation: sdpa by default"},
+         {"loss", "\"full\"", "transformers loss/loss_utils.py ForCausalLMLoss: logits.float() then cross_entropy"},
+         {"adapter_dtype", "\"fp32\"", "peft LoraModel autocast_adapter_dtype=True: adapters upcast to fp32"},
+         {"report", "\"reserved\"", "torch.cuda.max_memory_reserved, what Trainer's memory metrics log"},
+     }},
+    {Framework::AccelerateFsdp,
+     "Accelerate FSDP",
+     {
+         {"zero", "3", "accelerate FullyShardedDataParallelPlugin sharding_strategy FULL_SHARD"},
+         {"precision", "\"autocast\"", "accelerate mixed_precision bf16 with FSDP: fp32 sharded params, bf16 compute"},
+         {"optimizer_impl", "\"foreach\"", "torch.optim.AdamW default foreach on CUDA"},
+         {"attention", "\"sdpa\"", "transformers default attn_implementation sdpa"},
+         {"report", "\"reserved\"", "torch.cuda.max_memory_reserved"},
+     }},
+    {Framework::Torchtune,
+     "torchtune",
+     {
+         {"precision", "\"pure\"", "torchtune recipes/full_finetune_single_device.py: model loaded in dtype bf16, no master copy"},
+         {"optimizer_dtype", "\"bf16\"", "torch.optim.AdamW zeros_like(param): states take the bf16 param dtype"},
+         {"optimizer_impl", "\"fused\"", "torchtune recipes/configs/llama3_2/3B_full_single_device.yaml optimizer fused: True"},
+         {"attention", "\"sdpa\"", "torchtune modules/attention.py: scaled_dot_product_attention after expanding k, v"},
+         {"loss", "\"chunked\"", "torchtune modules/loss CEWithChunkedOutputLoss (num_output_chunks 8) in current configs"},
+         {"checkpointing", "\"full\"", "torchtune configs enable_activation_checkpointing: True"},
+         {"adapter_dtype", "\"bf16\"", "torchtune lora recipes: adapters created in the model dtype"},
+         {"qlora_matmul", "\"torchao\"", "torchtune modules/low_precision: linear_nf4 (torchao dtypes/nf4tensor.py LinearNF4 keeps the NF4 weight only)"},
+         {"report", "\"allocated\"", "torchtune training/memory.py get_memory_stats: peak_memory_active"},
+         {"overhead_gb", "0", "active bytes count torch tensors only"},
+     }},
+    {Framework::DeepSpeed,
+     "DeepSpeed ZeRO",
+     {
+         {"precision", "\"master\"", "deepspeed runtime/bf16_optimizer.py BF16_Optimizer: bf16 params + fp32 master copy"},
+         {"fp32_gradients", "true", "deepspeed BF16_Optimizer: gradients accumulated in fp32 (fp32_groups_gradients)"},
+         {"optimizer_impl", "\"fused\"", "deepspeed ops/adam FusedAdam"},
+         {"attention", "\"flash\"", "typical DeepSpeed recipes use flash-attn 2"},
+         {"report", "\"reserved\"", "deepspeed see_memory_usage: max_memory_reserved"},
+     }},
+    {Framework::Megatron,
+     "Megatron-LM",
+     {
+         {"precision", "\"master\"", "megatron core optimizer Float16OptimizerWithFloat16Params: fp32 main params"},
+         {"fp32_gradients", "true", "megatron arguments --accumulate-allreduce-grads-in-fp32 (on for bf16): main_grad buffers"},
+         {"optimizer_impl", "\"fused\"", "megatron uses apex/TE FusedAdam"},
+         {"attention", "\"flash\"", "megatron core TEDotProductAttention (flash / cuDNN fused attention)"},
+         {"report", "\"reserved\"", "megatron training/utils.py report_memory: max_memory_reserved"},
+     }},
+    {Framework::Unsloth,
+     "Unsloth",
+     {
+         {"precision", "\"pure\"", "unsloth FastLanguageModel: bf16 base, no fp32 master"},
+         {"checkpointing", "\"full\"", "unsloth use_gradient_checkpointing='unsloth'"},
+         {"activation_offload", "true", "unsloth 'unsloth' gradient checkpointing offloads checkpoints to system RAM"},
+         {"loss", "\"fused\"", "unsloth fused linear cross-entropy (no full logits)"},
+         {"optimizer", "\"adam_8bit\"", "unsloth notebooks: optim='adamw_8bit'"},
+         {"attention", "\"flash\"", "unsloth attention kernels (flash-attn / xformers)"},
+         {"adapter_dtype", "\"bf16\"", "unsloth get_peft_model: adapters in the compute dtype"},
+         {"report", "\"reserved\"", "unsloth notebooks print torch.cuda.max_memory_reserved"},
+     }},
+    {Framework::Torchtitan,
+     "torchtitan",
+     {
+         {"mode", "\"train\"", "torchtitan trains every weight (pretraining; no adapters)"},
+         {"zero", "3", "torchtitan parallelize: FSDP2 fully_shard over the data-parallel mesh"},
+         // FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32) over fp32 sharded parameters:
+         // 4 (param) + 4 (grad) + 8 (Adam) bytes per parameter, as master weights count them.
+         {"precision", "\"master\"", "torchtitan config training.mixed_precision_param=bfloat16 over fp32 FSDP2 shards"},
+         {"optimizer_impl", "\"foreach\"", "torchtitan build_optimizers: AdamW(fused=False, foreach=True) by default"},
+         {"checkpointing", "\"selective_op\"", "torchtitan train_configs/llama3_8b.toml: activation_checkpoint mode selective, option op"},
+         {"attention", "\"sdpa\"", "torchtitan models/llama3 Attention: F.scaled_dot_product_attention (flash backend)"},
+         {"loss", "\"full\"", "torchtitan train.py cross_entropy_loss: F.cross_entropy(pred.float()), pred deleted before backward"},
+         {"report", "\"reserved\"", "torchtitan metrics.py: memory_stats reserved_bytes.all.peak"},
+     }},
+};
+
+// QLoRA is run with activation checkpointing in the recipes people copy: PEFT's
+// prepare_model_for_kbit_training turns it on by default, and the QLoRA configs of
+// torchtune and fsdp_qlora enable it too.
+const std::vector<PresetField> kQloraDefaults = {
+    {"checkpointing", "\"full\"",
+     "peft utils/other.py prepare_model_for_kbit_training(use_gradient_checkpointing=True); torchtune qlora configs "
+     "enable_activation_checkpointing: True; fsdp_qlora train.py gradient_checkpointing True"},
+};
+const std::vector<PresetField> kNoDefaults = {};
+
+}  // namespace
+
+const std::vector<Preset>& all_presets() { return kPresets; }
+
+const std::vector<PresetField>& mode_defaults(Mode mode) { return mode == Mode::QLoRA ? kQloraDefaults : kNoDefaults; }
+
+const Preset& preset_of(Framework framework) {
+    for (const auto& p : kPresets)
+        if (p.framework == framework) return p;
+    return kPresets.front();
+}
+
+}  // namespace vramcalc

@@ -1,0 +1,69 @@
+#include "memory/loss.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "memory/activations.hpp"
+
+namespace vramcalc {
+
+LossBuffers loss_buffers(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    require_dimensions(c);
+    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
+    const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
+    const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
+    LossBuffers b;
+    switch (p.job.loss) {
+        case Loss::Full:
+            if (p.job.compile) {
+                // compiled cross-entropy keeps its fp32 input and recomputes softmax in backward
+                b.saved = 4 * TV;
+                b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
+                b.backward_peak = 8 * TV;
+            } else {
+                // logits (B) -> fp32 copy -> log_softmax output (fp32, saved); backward: NLL
+                // gradient + log_softmax gradient, both fp32 (transformers loss_utils ForCausalLMLoss)
+                b.saved = 4 * TV;
+                b.forward_peak = (B == 4 ? 8 : 8 + B) * TV;
+                b.backward_peak = 12 * TV;
+            }
+            break;
+        case Loss::FullFp32:
+            // fp32 logits kept by the caller (4) + the shifted fp32 copy fed to cross-entropy (4) +
+            // log_softmax output (4, saved); backward adds the NLL and log_softmax gradients (4 + 4)
+            b.saved = 8 * TV;
+            b.forward_peak = (B == 4 ? 12 : 12 + B) * TV;
+            b.backward_peak = 16 * TV;
+            break;
+        case Loss::Chunked:
+            // torchtune CEWithChunkedOutputLoss: the model returns n 16-bit chunks; each is
+            // upcast and reduced on its own. Eager, every chunk's fp32 log-probabilities are kept;
+            // compiled, the chunks themselves are kept and the fused backward writes one chunk's
+            // gradient in the chunk's dtype (no fp32 intermediates).
+            if (p.job.compile) {
+                b.saved = B * TV;
+                b.forward_peak = b.saved + B * TV / n;
+                b.backward_peak = b.saved + B * TV / n;
+            } else {
+                b.saved = 4 * TV;
+                b.forward_peak = b.saved + (B + 4) * TV / n + B * TV;
+                b.backward_peak = b.saved + (8 + B) * TV / n;
+            }
+            break;
+        case Loss::Fused: {
+            // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time
+            // (chunk = T / ceil(V/h) tokens, liger_kernel fused_linear_cross_entropy.py); the
+            // input gradient (and the head's, when it trains) is computed in forward and kept.
+            const double chunks = std::ceil(V / std::max<double>(1, static_cast<double>(c.hidden)));
+            const double head = p.job.mode == Mode::Train ? V * static_cast<double>(c.hidden) * B : 0;
+            b.saved = T * static_cast<double>(c.hidden) * B + head;
+            b.forward_peak = b.saved + 3 * 4 * TV / chunks;
+            b.backward_peak = b.saved;
+            break;
+        }
+    }
+    return b;
+}
+
+}  // namespace vramcalc

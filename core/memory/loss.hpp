@@ -1,0 +1,16 @@
+#pragma once
+// The logits and cross-entropy of a training step: what the loss keeps for
+// backward and its peaks, per loss implementation.
+#include "job/layout.hpp"
+#include "job/plan.hpp"
+
+namespace vramcalc {
+
+struct LossBuffers {
+    double saved = 0;          // kept from the end of forward until its backward
+    double forward_peak = 0;   // live while the loss is computed
+    double backward_peak = 0;  // live while its gradient is computed
+};
+LossBuffers loss_buffers(const Plan& p, const Layout& l);
+
+}  // namespace vramcalc

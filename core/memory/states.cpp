@@ -1,0 +1,204 @@
+#include "memory/states.hpp"
+
+#include <algorithm>
+
+#include "text/units.hpp"
+
+namespace vramcalc {
+namespace {
+
+// Full training under autocast keeps fp32 parameters and gradients and casts
+// weights to 16 bits for each matmul (torch.autocast, HF Trainer bf16=True).
+bool autocast(const Plan& p) { return p.job.mode == Mode::Train && p.job.precision == Precision::Autocast; }
+
+double trained_param_bytes(const Plan& p) {
+    if (uses_adapters(p.job)) return p.job.adapter_dtype->bits / 8;
+    return autocast(p) ? 4 : p.compute.bits / 8;
+}
+
+double gradient_bytes(const Plan& p) { return p.job.fp32_gradients ? 4 : trained_param_bytes(p); }
+
+// Optimizer state bytes per trainable parameter (m and v for Adam).
+double state_bytes_per_param(const Plan& p, std::string* text) {
+    const double od = p.job.optimizer_dtype->bits / 8;
+    switch (p.job.optimizer) {
+        case Optimizer::AdamW:
+            if (text) *text = "Adam m + v: 2 × " + plain_number(od) + " bytes (" + p.job.optimizer_dtype->label + ")";
+            return 2 * od;
+        case Optimizer::SGD:
+            if (text) *text = "plain SGD: 0 bytes";
+            return 0;
+        case Optimizer::SGDMomentum:
+            if (text) *text = "SGD momentum: " + plain_number(od) + " bytes";
+            return od;
+        case Optimizer::Adam8bit:
+            // bitsandbytes 8-bit Adam (Dettmers et al. 2022): two 8-bit states, each with an fp32
+            // absmax per 256-value block (bitsandbytes 0.45 optim/optimizer.py Optimizer2State.init_state).
+            if (text) *text = "8-bit Adam m + v: 2.03 bytes";
+            return 2 + 2 * 4.0 / 256;
+        case Optimizer::Adafactor:
+            return 0;  // factored: counted per matrix, not per parameter
+    }
+    return 0;
+}
+
+// fp32 master weights: full training with 16-bit params under "master" precision.
+bool master_copy(const Plan& p) {
+    return p.job.mode == Mode::Train && p.job.precision == Precision::Master && p.compute.bits < 32;
+}
+
+double optimizer_full(const Plan& p, std::string* text) {
+    double bytes = state_bytes_per_param(p, text) * p.trainable;
+    if (p.job.optimizer == Optimizer::Adafactor) {
+        bytes = 4 * p.adafactor_values;
+        if (text) *text = "Adafactor factored second moment: " + params_text(p.adafactor_values) + " fp32 values";
+    }
+    if (master_copy(p)) bytes += 4 * p.trainable;
+    return bytes;
+}
+
+// FSDP(sync_module_states=True) with a model loaded on rank 0 (AnswerDotAI fsdp_qlora train.py;
+// torch/distributed/fsdp/_init_utils.py _sync_module_states): unit by unit, the module is moved
+// to the GPU whole, broadcast in buckets of at most 250 MiB (PARAM_BROADCAST_BUCKET_SIZE),
+// flattened into one new tensor (FlatParamHandle.flatten_tensors: torch.cat), and when sharded
+// its shard is cloned and the flat tensor freed (FlatParamHandle.shard, _get_shard: clone).
+// The moved tensors, the flat copy and the bucket of the largest unit stay reserved by the
+// caching allocator. The largest unit is the root (embeddings, final norm, untied head; every
+// decoder layer is its own unit) or one decoder layer as loaded.
+double wrap_cache(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    const double B = p.compute.bits / 8;
+    const double root = static_cast<double>(c.vocab) * static_cast<double>(c.hidden) * (c.tied_embeddings ? 1 : 2) * B;
+    const double layer = p.layer_params * (uses_adapters(p.job) ? p.weights.bits / 8 : B);
+    const double unit = std::max(root, layer) / static_cast<double>(l.tp * l.pp);
+    constexpr double kBroadcastBucket = 250.0 * 1024 * 1024;
+    return unit + (shard(l, 3) > 1 ? unit : 0) + std::min(kBroadcastBucket, unit);
+}
+
+}  // namespace
+
+// GPTQ/AWQ/bitsandbytes formats quantize the linear layers only; embeddings
+// and lm_head stay in the compute dtype. A quantization_config says the
+// same with its own bits per weight (scales and zeros of its group size,
+// core/config_quant.cpp); gpt-oss's MXFP4 covers the routed experts only
+// (its quantization_config modules_to_not_convert: attention, router,
+// embeddings and head stay bf16).
+double base_weights_bytes(const Plan& p, std::string* why) {
+    if (p.exact) {
+        if (why) *why = std::to_string(static_cast<long long>(p.m.exact.bytes)) + " bytes, exact from the " + p.m.exact.source;
+        return p.m.exact.bytes;
+    }
+    const double compute_bytes = p.compute.bits / 8;
+    if (p.shipped) {
+        const double kept = p.shipped->experts_only ? p.m.params.total - p.m.params.routed_experts : p.m.params.embeddings;
+        const double each = p.shipped->bits / 8;
+        if (why)
+            *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" + p.shipped->scheme +
+                   ": " + p.shipped->bits_source + " bits, from quantization_config) + " + params_text(kept) +
+                   (p.shipped->experts_only ? " non-expert" : " embedding/head") + " params × " + plain_number(compute_bytes) +
+                   " bytes (kept " + p.compute.label + ")";
+        return (p.m.params.total - kept) * each + kept * compute_bytes;
+    }
+    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
+    const double each = autocast(p) ? 4 : p.weights.bits / 8;
+    if (why) {
+        *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" +
+               (autocast(p) ? std::string("FP32 under autocast") : std::string(p.weights.label)) + ")";
+        if (kept > 0)
+            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
+                    p.compute.label + ")";
+    }
+    return (p.m.params.total - kept) * each + kept * compute_bytes;
+}
+
+double weights_term(const Plan& p, const Layout& l, std::string* why) {
+    const double full = base_weights_bytes(p, why);
+    const double adapters = uses_adapters(p.job) ? p.trainable * trained_param_bytes(p) : 0;
+    const double per_gpu = p.job.offload_params ? 0 : (full + adapters) / shard(l, 3);
+    if (why) {
+        if (adapters > 0)
+            *why += " + " + params_text(p.trainable) + " LoRA adapter params × " + plain_number(trained_param_bytes(p)) + " bytes";
+        *why += " = " + gb_text(full + adapters) +
+                (p.job.offload_params ? "; offloaded to CPU memory, gathered one layer at a time" : shard_text(l, 3, per_gpu));
+    }
+    return per_gpu;
+}
+
+// Gradients: one per trainable parameter, in the dtype being trained (fp32
+// with fp32 gradient buffers: Megatron main_grad, DeepSpeed bf16 accumulation).
+double gradients_term(const Plan& p, const Layout& l, std::string* why) {
+    if (!trains(p.job)) {
+        if (why) *why = "none: inference computes no gradients";
+        return 0;
+    }
+    const double each = gradient_bytes(p);
+    const double per_gpu = p.trainable * each / shard(l, 2);
+    if (why)
+        *why = params_text(p.trainable) + " trainable params × " + plain_number(each) + " bytes = " +
+               gb_text(p.trainable * each) + shard_text(l, 2, per_gpu);
+    return per_gpu;
+}
+
+// Optimizer states per trainable parameter (ZeRO paper §3: mixed-precision
+// Adam keeps fp32 master weights, momentum and variance = 12 bytes).
+double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
+    if (!trains(p.job)) {
+        if (why) *why = "none: inference keeps no optimizer state";
+        return 0;
+    }
+    std::string text;
+    const double full = optimizer_full(p, why ? &text : nullptr);
+    const double per_gpu = full / shard(l, 1);
+    if (why) {
+        *why = params_text(p.trainable) + " trainable params; " + text;
+        if (p.job.optimizer != Optimizer::Adafactor) *why += " per param";
+        if (master_copy(p)) *why += " + fp32 master weights: 4 bytes per param";
+        *why += " = " + gb_text(full) + shard_text(l, 1, per_gpu);
+        if (p.job.offload_optimizer) *why += "; offloaded: held and stepped in CPU memory";
+        else if (p.job.paged_optimizer) *why += "; paged: unified memory that torch does not count, evicted to CPU under pressure";
+    }
+    return p.job.offload_optimizer ? 0 : per_gpu;
+}
+
+StepBuffers step_buffers(const Plan& p, const Layout& l, double optimizer_on_gpu, double offloaded_activations) {
+    StepBuffers b;
+    b.cpu = offloaded_activations;
+    if (!trains(p.job)) return b;
+    const Job& job = p.job;
+    const double B = p.compute.bits / 8;
+    const double grads = p.trainable * gradient_bytes(p) / shard(l, 2);
+    // Gradients live from the first micro-batch on when they accumulate, or when
+    // they live in persistent buffers; otherwise zero_grad(set_to_none=True) frees them.
+    b.grads_in_forward = (job.grad_accum > 1 || job.fp32_gradients) ? grads : 0;
+    // Optimizer in backward: each tensor is stepped as its gradient is ready,
+    // so at most the largest tensor's gradient is live (torchtune optimizer_in_bwd).
+    const double largest = uses_adapters(job) ? 0 : p.largest_tensor;
+    b.grads_at_end = job.optimizer_in_backward ? largest * gradient_bytes(p) : grads;
+    // The output projection's weight gradient appears during the loss backward (the head, or
+    // the tied embedding, whose gradient then waits for the embedding's own backward).
+    if (job.mode == Mode::Train && p.m.config.vocab > 0)
+        b.head_grad = static_cast<double>(p.m.config.vocab) * static_cast<double>(p.m.config.hidden) * gradient_bytes(p) / shard(l, 2);
+    if (job.sync_module_states) b.cached_load = wrap_cache(p, l);
+    // torch _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates a copy of
+    // the second moments for the whole group; fused kernels step in place.
+    if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !job.offload_optimizer &&
+        (job.optimizer == Optimizer::AdamW || job.optimizer == Optimizer::SGDMomentum))
+        b.optimizer_temp = p.trainable * job.optimizer_dtype->bits / 8 / shard(l, 1);
+    if (l.zero >= 3 || job.offload_params) {
+        // FSDP / ZeRO-3 all-gather the current layer and prefetch the next one.
+        b.gathered = 2 * p.layer_params * B / static_cast<double>(l.tp * l.pp) *
+                     (uses_adapters(job) ? p.weights.bits / 8 / B : 1);
+        if (job.mode == Mode::Train) b.gathered_grads = p.layer_params * gradient_bytes(p) / static_cast<double>(l.tp * l.pp);
+    }
+    if (autocast(p)) b.autocast_copies = p.m.params.total * 2 / shard(l, 3);
+    if (job.mode == Mode::QLoRA) b.dequantized = p.largest_linear * B;
+    if (job.paged_optimizer && !job.offload_optimizer) b.paged = optimizer_on_gpu;
+    if (job.offload_optimizer) {
+        // ZeRO-Offload keeps fp32 states, master weights and fp32 gradients in CPU memory.
+        b.cpu += (optimizer_full(p, nullptr) + 4 * p.trainable) / shard(l, 1);
+    }
+    if (job.offload_params) b.cpu += base_weights_bytes(p, nullptr) / shard(l, 3);
+    return b;
+}
+
+}  // namespace vramcalc

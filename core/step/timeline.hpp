@@ -1,0 +1,27 @@
+#pragma once
+// A step as a timeline of live tensors. Training: forward (with the loss),
+// loss backward, layer backward, optimizer step; inference: one prefill.
+// The peak phase gives the breakdown; the overhead of the chosen memory kind
+// (allocator slack, CUDA context) is added on top of it.
+#include "job/layout.hpp"
+#include "memory/terms.hpp"
+#include "job/plan.hpp"
+#include "serving/serving.hpp"
+
+namespace vramcalc {
+
+struct Step {
+    Breakdown breakdown;  // at the peak, overhead included
+    Timeline timeline;
+    double allocated = 0, reserved = 0, device = 0, cpu = 0;
+    double saved = 0;  // kept from forward to backward: blocks' saved tensors + the loss's
+    ServingInfo serving;  // inference: the engine's pool, offload split and fit
+};
+
+Step run_step(const Plan& p, const Layout& l, bool explain);
+
+// Per-GPU memory at the peak only (numbers, no text): the hot path used for
+// GPU fitting and sweeps.
+Breakdown compute_breakdown(const Model& model, const Job& job, bool explain = false);
+
+}  // namespace vramcalc
