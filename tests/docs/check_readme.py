@@ -258,6 +258,9 @@ def check_memory_model_doc(cli, serve, train):
         ("DeepSeek-V3 B200s", r"H100s or (\d+) B200s", dsv3["fits"]["B200 192GB"]),
         ("DeepSeek-V3 Q4_K_M weights", r"brings the weights to (\d+\.\d\d GB)", dsv3_q4["terms"]["Weights"] + " GB"),
     ]
+    with open(os.path.join(VALIDATION, "measured.json"), encoding="utf-8") as f:
+        synced = sum(1 for r in json.load(f)["rows"] if r["job"].get("sync_module_states"))
+    checks.append(("fsdp_qlora rows", r"fsdp_qlora's loading \(its (\d+) benchmark rows", str(synced)))
     check_sentences(text, checks, "docs/memory-model.md")
 
 
