@@ -23,6 +23,7 @@ double quantity(const std::string& name, const Estimate& e, const Job& job) {
     if (name == "kv_cache") return b[kKvCache];
     if (name == "kv_cache_per_token") return b[kKvCache] / static_cast<double>(job.seq * job.batch);
     if (name == "total") return e.breakdown.total();
+    if (name == "steady") return e.steady_bytes;
     throw std::runtime_error("published.json: unknown quantity " + name);
 }
 
@@ -36,7 +37,9 @@ void run_table(const std::string& file, size_t min_rows) {
         CHECK_MESSAGE(ids.insert(id).second, "row " << id << " appears twice");
         CAPTURE(id);
         CAPTURE(row["source"].get<std::string>());
-        const json config = row.contains("model") ? find_model(test::models(), row["model"]).config : row["config"];
+        const json config = row.contains("model")            ? find_model(test::models(), row["model"]).config
+                            : row.contains("config_fixture") ? json::parse(test::fixture(row["config_fixture"]))
+                                                             : row["config"];
         const Model model = prepare_model(parse_config(config));
         const Job job = parse_job(row["job"]);
         const Estimate e = estimate(model, job);

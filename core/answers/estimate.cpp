@@ -20,11 +20,12 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.reserved_bytes = step.reserved;
     e.device_bytes = step.device;
     e.cpu_bytes = step.cpu;
+    e.steady_bytes = step.steady;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
     if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
-    e.model_states_bytes = weights_term(plan, e.layout, nullptr) + gradients_term(plan, e.layout, nullptr) +
-                           optimizer_term(plan, e.layout, nullptr);
+    e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +
+                           optimizer_term(plan, e.layout, step.share, nullptr);
     e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
     e.weights_source = plan.exact ? WeightsSource::Exact : plan.shipped ? WeightsSource::QuantizationConfig : WeightsSource::Job;
     e.weights_reference_bytes = base_weights_bytes(plan, nullptr);

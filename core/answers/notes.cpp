@@ -27,8 +27,9 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
     }
     if (job.mode == Mode::Train) {
         const Layout one;
-        const double states = (weights_term(plan, one, nullptr) + gradients_term(plan, one, nullptr) +
-                               optimizer_term(plan, one, nullptr)) / P;
+        const Share all = share_of(plan, one, 0);
+        const double states = (weights_term(plan, one, all, nullptr) + gradients_term(plan, one, all, nullptr) +
+                               optimizer_term(plan, one, all, nullptr)) / P;
         const double w = e.weights_reference_bytes / P;
         notes.push_back("The \"6–10 × the weights\" rule: full training keeps " + plain_number(states) +
                         " bytes of model state per parameter (weights + gradients + optimizer) against " + plain_number(w) +

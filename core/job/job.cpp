@@ -7,6 +7,7 @@
 
 #include "text/errors.hpp"
 #include "text/json_text.hpp"
+#include "job/choices.hpp"
 #include "job/engine_presets.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
@@ -15,12 +16,6 @@ namespace vramcalc {
 namespace {
 
 using nlohmann::json;
-
-template <class Enum>
-struct Choice {
-    const char* name;
-    Enum value;
-};
 
 const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
                                {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
@@ -34,7 +29,9 @@ const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
 const Choice<QloraMatmul> kQloraMatmul[] = {{"bitsandbytes", QloraMatmul::Bitsandbytes}, {"torchao", QloraMatmul::Torchao}};
 const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
-const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
+const Choice<Loss> kLoss[] = {{"full", Loss::Full},       {"full_fp32", Loss::FullFp32},
+                              {"chunked", Loss::Chunked}, {"fused", Loss::Fused},
+                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
                                         {"autocast", Precision::Autocast}};
 const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
@@ -44,36 +41,12 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
-                                         {"torchtitan", Framework::Torchtitan}};
+                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo}};
 
 const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
                                    {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},
                                    {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama}};
 const Choice<GgufRules> kGgufRules[] = {{"current", GgufRules::Current}, {"2023-12", GgufRules::Dec2023}};
-
-template <class Enum, size_t N>
-const char* name_of(const Choice<Enum> (&choices)[N], Enum value) {
-    for (const auto& c : choices)
-        if (c.value == value) return c.name;
-    return "?";
-}
-
-template <class Enum, size_t N>
-std::vector<const char*> names_of(const Choice<Enum> (&choices)[N]) {
-    std::vector<const char*> names;
-    for (const auto& c : choices) names.push_back(c.name);
-    return names;
-}
-
-template <class Enum, size_t N>
-Enum read_choice(const json& v, const std::string& field, const Choice<Enum> (&choices)[N]) {
-    std::string names;
-    for (const auto& c : choices) {
-        if (v.is_string() && v.get<std::string>() == c.name) return c.value;
-        names += (names.empty() ? "" : ", ") + std::string(c.name);
-    }
-    throw InputError(field, "must be one of " + names + ", got " + describe_value(v));
-}
 
 const NumberFormat* float_format(const json& v, const std::string& field) {
     const NumberFormat& f = find_format(text_field(v, field), field);
@@ -156,7 +129,7 @@ void read_lora_targets(const std::string& spec, Job& job) {
 // One job field read into `job`. Returns false for an unknown key.
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
-    if (read_serving_field(job, key, v, field)) return true;
+    if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
@@ -188,6 +161,8 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
     else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
     else if (key == "compile") job.compile = bool_field(v, field);
+    else if (key == "compile_loss") job.compile_loss = bool_field(v, field);
+    else if (key == "loss_parallel") job.loss_parallel = bool_field(v, field);
     else if (key == "sync_module_states") job.sync_module_states = bool_field(v, field);
     else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
     else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
@@ -211,11 +186,12 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
     "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
-    "swa_full, ep, dp_attention";
+    "swa_full, ep, dp_attention, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
+    "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, capacity_factor";
 
 }  // namespace
 
@@ -259,11 +235,15 @@ Job parse_job(const json& j) {
             job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
     }
+    // Whether the user or the framework's preset gives a field.
+    const auto given = [&](const char* key) {
+        return j.contains(key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(),
+                                                            [key](const PresetField& f) { return std::string(f.key) == key; }));
+    };
     // Then the mode's own defaults, where neither the framework nor the user sets the field.
     if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
     for (const PresetField& f : mode_defaults(job.mode)) {
-        const auto sets = [&f](const PresetField& g) { return std::string(g.key) == f.key; };
-        if (j.contains(f.key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(), sets))) continue;
+        if (given(f.key)) continue;
         read_field(job, f.key, json::parse(f.value));
         job.assumptions.push_back(std::string(mode_name(job.mode)) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
     }
@@ -280,6 +260,8 @@ Job parse_job(const json& j) {
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields));
+    // The loss is compiled with the model unless the job or its preset says otherwise.
+    if (!given("compile_loss")) job.compile_loss = job.compile;
     if (job.mode == Mode::Train && !job.dtype->trainable)
         throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
                                           "' (fine-tune a quantized base with mode qlora)");

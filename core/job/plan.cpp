@@ -125,11 +125,29 @@ Plan make_plan(const Model& m, const Job& job) {
     p.trainable = job.mode == Mode::Train ? m.params.total : uses_adapters(job) ? lora_params(p.lora, job.lora_rank) : 0;
     if (trains(job) && job.optimizer == Optimizer::Adafactor) p.adafactor_values = adafactor_state_values(p);
     for (const auto& t : m.tensors) {
+        double& group = t.kind == TensorKind::Embedding ? p.embedding_params
+                        : t.kind == TensorKind::Head    ? p.head_params
+                        : t.kind == TensorKind::RoutedExpert ? p.expert_params
+                                                             : p.dense_params;
+        group += t.params();
+        if (t.is_linear()) (t.kind == TensorKind::RoutedExpert ? p.linear_expert : p.linear_dense) += t.params();
         const double one = static_cast<double>(t.in) * static_cast<double>(t.out);
         p.largest_tensor = std::max(p.largest_tensor, one);
         if (t.is_linear()) p.largest_linear = std::max(p.largest_linear, one);
         if (m.config.layers > 0 && t.kind != TensorKind::Embedding && t.kind != TensorKind::Head)
             p.layer_params += t.params() / static_cast<double>(m.config.layers);
+    }
+    if (m.tensors.empty()) p.dense_params = m.params.total;  // a num_parameters-only config: one group
+    // Trainable parameters by the same groups: every weight for full training, the adapters of the
+    // targeted matrices for LoRA (they sit beside, and split like, the matrix they adapt).
+    if (job.mode == Mode::Train) {
+        p.trainable_embedding = p.embedding_params, p.trainable_head = p.head_params;
+        p.trainable_expert = p.expert_params, p.trainable_dense = p.dense_params;
+    } else if (uses_adapters(job)) {
+        for (const Tensor* t : p.lora) {
+            const double a = static_cast<double>(job.lora_rank) * static_cast<double>(t->in + t->out) * static_cast<double>(t->copies);
+            (t->kind == TensorKind::Head ? p.trainable_head : t->kind == TensorKind::RoutedExpert ? p.trainable_expert : p.trainable_dense) += a;
+        }
     }
     return p;
 }

@@ -26,6 +26,12 @@ struct Plan {
     double largest_tensor = 0;    // parameters of the largest single tensor (embedding, usually)
     double largest_linear = 0;    // parameters of the largest linear matrix (QLoRA dequantizes one at a time)
     double layer_params = 0;      // parameters of one block (FSDP gathers one at a time)
+    // Parameters by how parallelism splits them: the token embedding, an untied head, the
+    // routed experts (split over EP), and the rest (blocks' attention, norms, dense MLPs, shared
+    // experts, routers, a vision tower); each also as trainable parameters.
+    double embedding_params = 0, head_params = 0, expert_params = 0, dense_params = 0;
+    double trainable_embedding = 0, trainable_head = 0, trainable_expert = 0, trainable_dense = 0;
+    double linear_dense = 0, linear_expert = 0;  // weights of the blocks' linear layers (fp8 recipes convert these)
 };
 
 Plan make_plan(const Model& m, const Job& job);
