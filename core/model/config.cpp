@@ -104,11 +104,6 @@ void parse_mla(const json& c, ModelConfig& m) {
     m.v_head_dim = read_count(c, {"v_head_dim"}, kMaxHidden, true);
 }
 
-double read_fraction(const json& config, std::initializer_list<const char*> keys, double fallback) {
-    const char* key = present_key(config, keys);
-    return key ? number_field(config.at(key), field_name(key), 0, 1) : fallback;
-}
-
 // Norm, MLP shape, activation function and dropout: what decides the tensors
 // a block saves for backward.
 // - GPT-2 (transformers models/gpt2/configuration_gpt2.py): LayerNorm, plain

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/config.hpp"
+#include "model/config_families.hpp"
 #include "model/config_read.hpp"
 
 namespace vramcalc {
@@ -12,27 +13,6 @@ namespace {
 
 using nlohmann::json;
 using namespace cfg;
-
-double fraction(const json& c, std::initializer_list<const char*> keys, double fallback) {
-    const char* key = present_key(c, keys);
-    return key ? number_field(c.at(key), field_name(key), 0, 1) : fallback;
-}
-
-void attention_shape(const json& c, ModelConfig& m, std::initializer_list<const char*> heads,
-                     std::initializer_list<const char*> kv, std::initializer_list<const char*> head_dim) {
-    m.heads = read_count(c, heads, kMaxHeads, true);
-    m.kv_heads = read_count(c, kv, kMaxHeads, false, m.heads);
-    if (present_key(c, head_dim)) {
-        m.head_dim = read_count(c, head_dim, kMaxHidden, true);
-    } else {
-        if (m.hidden % m.heads != 0)
-            throw InputError(field_name(*heads.begin()), "must divide the hidden size (" + std::to_string(m.hidden) + ")");
-        m.head_dim = m.hidden / m.heads;
-    }
-    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-        throw InputError(field_name(*kv.begin()), "must divide the attention heads (" + std::to_string(m.heads) + "), got " +
-                                                      std::to_string(m.kv_heads));
-}
 
 // The Llama-style decoders among them: RMSNorm, SwiGLU, no biases, untied head.
 void llama_style(ModelConfig& m) {
@@ -55,19 +35,19 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         // (BloomMLP), word_embeddings_layernorm, ALiBi, tied head; softmax in fp32.
         m.hidden = read_count(c, {"hidden_size", "n_embed"}, kMaxHidden, true);
         m.layers = read_count(c, {"n_layer", "num_hidden_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"n_head", "num_attention_heads"}, {"n_head_kv_"}, {});
+        read_attention_shape(c, m, {"n_head", "num_attention_heads"}, {}, {});
         m.intermediate = 4 * m.hidden;
         m.fused_qkv = m.embedding_norm = m.alibi = m.softmax_fp32 = true;
         m.activation = Activation::Gelu;  // training: GeLUFunction saves its input only
-        m.hidden_dropout = fraction(c, {"hidden_dropout"}, 0);
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
+        m.hidden_dropout = read_fraction(c, {"hidden_dropout"}, 0);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
     } else if (a == Arch::Opt) {
         // models/opt: learned positions with 2 extra rows (OPTLearnedPositionalEmbedding offset),
         // q/k/v/out_proj and fc1/fc2 with biases (enable_bias), ReLU, tied head; OPT-350m
         // projects a 512-wide embedding in and out and norms after each block.
         m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
         m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads_"}, {});
+        read_attention_shape(c, m, {"num_attention_heads"}, {}, {});
         m.intermediate = read_count(c, {"ffn_dim"}, kMaxIntermediate, true);
         m.position_rows = m.context_length > 0 ? m.context_length + 2 : 2050;
         const int64_t proj = read_count(c, {"word_embed_proj_dim"}, kMaxHidden, false, m.hidden);
@@ -77,15 +57,15 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         m.final_norm = pre && !read_bool(c, "_remove_final_layer_norm", false);
         m.qkv_bias = m.attn_output_bias = m.mlp_bias = read_bool(c, "enable_bias", true);
         m.activation = read_text(c, "activation_function", "relu") == "relu" ? Activation::Relu : Activation::Gelu;
-        m.hidden_dropout = fraction(c, {"dropout"}, 0.1);
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
+        m.hidden_dropout = read_fraction(c, {"dropout"}, 0.1);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
         m.softmax_fp32 = true;  // OPT eager: softmax(..., dtype=torch.float32) cast back
     } else if (a == Arch::Gptj) {
         // models/gptj: one ln_1 feeding attention and MLP in parallel, q/k/v/out without
         // bias, fc_in/fc_out with bias, gelu_new, untied lm_head with a bias.
         m.hidden = read_count(c, {"n_embd"}, kMaxHidden, true);
         m.layers = read_count(c, {"n_layer"}, kMaxLayers, true);
-        attention_shape(c, m, {"n_head"}, {"n_head_kv_"}, {});
+        read_attention_shape(c, m, {"n_head"}, {}, {});
         m.intermediate = read_count(c, {"n_inner"}, kMaxIntermediate, false, 4 * m.hidden);
         m.qkv_bias = m.attn_output_bias = false;
         m.parallel_block = true;
@@ -94,15 +74,15 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         m.tied_embeddings = false;
         m.softmax_fp32 = true;  // GPTJAttention._attn: query and key in fp32
         m.activation = read_text(c, "activation_function", "gelu_new") == "gelu_new" ? Activation::GeluTanhComposite : Activation::Gelu;
-        m.hidden_dropout = fraction(c, {"resid_pdrop"}, 0);
-        m.attention_dropout = fraction(c, {"attn_pdrop"}, 0);
+        m.hidden_dropout = read_fraction(c, {"resid_pdrop"}, 0);
+        m.attention_dropout = read_fraction(c, {"attn_pdrop"}, 0);
     } else if (a == Arch::Mpt) {
         // models/mpt (MptConfig with attn_config): fused Wqkv, out_proj, up/down_proj of
         // expansion_ratio·d_model, low-precision LayerNorm; no_bias drops every bias;
         // ALiBi (no position table), tied head.
         m.hidden = read_count(c, {"d_model"}, kMaxHidden, true);
         m.layers = read_count(c, {"n_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"n_heads"}, {"n_heads_kv_"}, {});
+        read_attention_shape(c, m, {"n_heads"}, {}, {});
         m.intermediate = read_count(c, {"expansion_ratio"}, 64, false, 4) * m.hidden;
         m.context_length = read_count(c, {"max_seq_len"}, 100'000'000, false, 2048);
         const json& attn = c.contains("attn_config") && c["attn_config"].is_object() ? c["attn_config"] : c;
@@ -112,8 +92,8 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         const bool bias = !read_bool(c, "no_bias", true);
         m.qkv_bias = m.attn_output_bias = m.mlp_bias = m.norm_bias = bias;
         m.fused_qkv = m.softmax_fp32 = true;
-        m.attention_dropout = fraction(attn, {"attn_pdrop"}, 0);
-        m.hidden_dropout = fraction(c, {"resid_pdrop"}, 0);
+        m.attention_dropout = read_fraction(attn, {"attn_pdrop"}, 0);
+        m.hidden_dropout = read_fraction(c, {"resid_pdrop"}, 0);
     } else if (a == Arch::StableLm) {
         // models/stablelm: Llama layout with LayerNorms (weight + bias), partial rotary,
         // use_qkv_bias, per-head q/k LayerNorms (qk_layernorm), parallel residual.
@@ -122,13 +102,13 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         m.norm_bias = true;
         m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
         m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
+        read_attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
         m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true);
         m.qkv_bias = read_bool(c, "use_qkv_bias", false);
         m.qk_norm = m.qk_norm_per_head_matrix = read_bool(c, "qk_layernorm", false);
         if (read_bool(c, "use_parallel_residual", false)) m.parallel_block = true, m.norms_per_layer = 1;
-        m.hidden_dropout = fraction(c, {"hidden_dropout"}, 0);
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
+        m.hidden_dropout = read_fraction(c, {"hidden_dropout"}, 0);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
     } else if (a == Arch::Baichuan || a == Arch::InternLm2 || a == Arch::Exaone) {
         // Baichuan (remote modeling_baichuan.py): W_pack = q‖k‖v, NormHead; RoPE at hidden 4096,
         // ALiBi otherwise (vllm model_executor/models/baichuan.py BaichuanForCausalLM: "ROPE" if
@@ -137,12 +117,12 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         llama_style(m);
         m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
         m.layers = read_count(c, {"num_hidden_layers", "num_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
+        read_attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
         m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true);
         m.fused_qkv = a != Arch::Exaone;
         if (a == Arch::Baichuan) m.alibi = m.hidden != 4096;
         if (a == Arch::InternLm2) m.qkv_bias = m.attn_output_bias = read_bool(c, "bias", false);
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
     } else if (a == Arch::ChatGlm) {
         // ChatGLM2/3 and GLM-4 (THUDM remote modeling_chatglm.py): query_key_value with
         // add_qkv_bias, multi_query_group_num kv heads of kv_channels, dense_h_to_4h = gate‖up
@@ -166,29 +146,29 @@ void parse_other_decoder(const json& c, ModelConfig& m) {
         if (!read_bool(c, "rmsnorm", true)) m.norm = NormKind::LayerNorm, m.norm_bias = true;
         m.final_norm = read_bool(c, "post_layer_norm", true);
         m.context_length = read_count(c, {"seq_length"}, 100'000'000, false, 0);
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
-        m.hidden_dropout = fraction(c, {"hidden_dropout"}, 0);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
+        m.hidden_dropout = read_fraction(c, {"hidden_dropout"}, 0);
     } else if (a == Arch::Qwen) {
         // Qwen v1 (remote modeling_qwen.py): c_attn = q‖k‖v with a bias, c_proj, an MLP of
         // w1, w2 (hidden -> intermediate_size / 2 each) and c_proj, RMSNorm, untied lm_head.
         llama_style(m);
         m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
         m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads_"}, {"kv_channels"});
+        read_attention_shape(c, m, {"num_attention_heads"}, {}, {"kv_channels"});
         m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true) / 2;
         m.fused_qkv = m.qkv_bias = true;
-        m.attention_dropout = fraction(c, {"attn_dropout_prob"}, 0);
+        m.attention_dropout = read_fraction(c, {"attn_dropout_prob"}, 0);
     } else if (a == Arch::Starcoder2) {
         // models/starcoder2: q/k/v/o and c_fc/c_proj with biases (use_bias), LayerNorm with bias,
         // gelu_pytorch_tanh MLP, a sliding window in every layer, tied head by default.
         m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
         m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-        attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
+        read_attention_shape(c, m, {"num_attention_heads"}, {"num_key_value_heads"}, {});
         m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true);
         m.qkv_bias = m.attn_output_bias = m.mlp_bias = m.norm_bias = read_bool(c, "use_bias", true);
         m.softmax_fp32 = true;  // eager_attention_forward: softmax in fp32, cast back
-        m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
-        m.hidden_dropout = fraction(c, {"residual_dropout"}, 0);
+        m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
+        m.hidden_dropout = read_fraction(c, {"residual_dropout"}, 0);
         const int64_t window = read_count(c, {"sliding_window"}, 100'000'000, false, 0, true);
         m.layer_kinds.assign(static_cast<size_t>(m.layers), LayerKind{});
         if (window > 0)

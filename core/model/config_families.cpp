@@ -43,30 +43,6 @@ const FamilyType kTypes[] = {
     {"starcoder2", "Starcoder2ForCausalLM", Family::LlamaLike, Arch::Starcoder2},
 };
 
-double fraction(const json& c, std::initializer_list<const char*> keys, double fallback) {
-    const char* key = present_key(c, keys);
-    return key ? number_field(c.at(key), field_name(key), 0, 1) : fallback;
-}
-
-// Attention shape shared by every family: heads (and kv heads) dividing the width
-// unless the config gives the head size.
-void heads_of(const json& c, ModelConfig& m, std::initializer_list<const char*> head_keys,
-              std::initializer_list<const char*> head_dim_keys, int64_t kv_heads = 0) {
-    m.heads = read_count(c, head_keys, kMaxHeads, true);
-    m.kv_heads = kv_heads > 0 ? kv_heads : m.heads;
-    if (present_key(c, head_dim_keys)) {
-        m.head_dim = read_count(c, head_dim_keys, kMaxHidden, true);
-    } else {
-        if (m.hidden % m.heads != 0)
-            throw InputError(field_name(*head_keys.begin()),
-                             "must divide the hidden size (" + std::to_string(m.hidden) + ")");
-        m.head_dim = m.hidden / m.heads;
-    }
-    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
-        throw InputError("config.num_key_value_heads", "must divide the attention heads (" + std::to_string(m.heads) +
-                                                           "), got " + std::to_string(m.kv_heads));
-}
-
 Activation activation_named(const std::string& act) {
     if (act == "gelu_new" || act == "gelu_fast") return Activation::GeluTanhComposite;  // NewGELUActivation: Python ops
     if (act == "silu" || act == "swish" || act == "swiglu") return Activation::Silu;
@@ -80,15 +56,15 @@ Activation activation_named(const std::string& act) {
 void bert_like(const json& c, ModelConfig& m) {
     m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
     m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-    heads_of(c, m, {"num_attention_heads"}, {});
+    read_attention_shape(c, m, {"num_attention_heads"}, {}, {});
     m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true);
     m.vocab = read_count(c, {"vocab_size"}, kMaxVocab, true);
     m.context_length = read_count(c, {"max_position_embeddings"}, 100'000'000, false, 512);
     m.type_vocab = read_count(c, {"type_vocab_size"}, 1'000'000, false, m.arch == Arch::DebertaV2 ? 0 : 2, true);
     m.embedding_size = read_count(c, {"embedding_size"}, kMaxHidden, false, m.hidden);
     m.activation = activation_named(read_text(c, "hidden_act", "gelu"));
-    m.hidden_dropout = fraction(c, {"hidden_dropout_prob"}, 0.1);
-    m.attention_dropout = fraction(c, {"attention_probs_dropout_prob"}, 0.1);
+    m.hidden_dropout = read_fraction(c, {"hidden_dropout_prob"}, 0.1);
+    m.attention_dropout = read_fraction(c, {"attention_probs_dropout_prob"}, 0.1);
     m.position_rows = m.context_length;
     if (m.arch == Arch::Bert || m.arch == Arch::Roberta) m.pooler = m.hidden;  // BertModel(add_pooling_layer=True)
     if (m.arch == Arch::DebertaV2) {
@@ -117,14 +93,14 @@ void distilbert(const json& c, ModelConfig& m) {
     // transformers models/distilbert/configuration_distilbert.py: dim, n_layers, n_heads, hidden_dim.
     m.hidden = read_count(c, {"dim", "hidden_size"}, kMaxHidden, true);
     m.layers = read_count(c, {"n_layers", "num_hidden_layers"}, kMaxLayers, true);
-    heads_of(c, m, {"n_heads", "num_attention_heads"}, {});
+    read_attention_shape(c, m, {"n_heads", "num_attention_heads"}, {}, {});
     m.intermediate = read_count(c, {"hidden_dim", "intermediate_size"}, kMaxIntermediate, true);
     m.vocab = read_count(c, {"vocab_size"}, kMaxVocab, true);
     m.context_length = read_count(c, {"max_position_embeddings"}, 100'000'000, false, 512);
     m.position_rows = m.context_length;  // sinusoidal_pos_embds keeps the table too, frozen
     m.activation = activation_named(read_text(c, "activation", "gelu"));
-    m.hidden_dropout = fraction(c, {"dropout"}, 0.1);
-    m.attention_dropout = fraction(c, {"attention_dropout"}, 0.1);
+    m.hidden_dropout = read_fraction(c, {"dropout"}, 0.1);
+    m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0.1);
 }
 
 void modernbert(const json& c, ModelConfig& m) {
@@ -134,7 +110,7 @@ void modernbert(const json& c, ModelConfig& m) {
     // global_attn_every_n_layers-th layer.
     m.hidden = read_count(c, {"hidden_size"}, kMaxHidden, true);
     m.layers = read_count(c, {"num_hidden_layers"}, kMaxLayers, true);
-    heads_of(c, m, {"num_attention_heads"}, {});
+    read_attention_shape(c, m, {"num_attention_heads"}, {}, {});
     m.intermediate = read_count(c, {"intermediate_size"}, kMaxIntermediate, true);
     m.vocab = read_count(c, {"vocab_size"}, kMaxVocab, true);
     m.context_length = read_count(c, {"max_position_embeddings"}, 100'000'000, false, 8192);
@@ -143,8 +119,8 @@ void modernbert(const json& c, ModelConfig& m) {
     m.norm_bias = read_bool(c, "norm_bias", false);
     m.qkv_bias = m.attn_output_bias = read_bool(c, "attention_bias", false);
     m.mlp_bias = read_bool(c, "mlp_bias", false);
-    m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
-    m.hidden_dropout = fraction(c, {"mlp_dropout"}, 0);
+    m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
+    m.hidden_dropout = read_fraction(c, {"mlp_dropout"}, 0);
     m.embedding_norm = true;
     const int64_t every = read_count(c, {"global_attn_every_n_layers"}, kMaxLayers, false, 3);
     const int64_t window = read_count(c, {"local_attention"}, 100'000'000, false, 128);
@@ -171,7 +147,7 @@ void t5(const json& c, ModelConfig& m) {
     // T5Config: "gated-gelu" is dense_act_fn "gelu_new" (transformers configuration_t5.py).
     const std::string act = m.gated_mlp ? ff.substr(6) : ff;
     m.activation = act == "gelu" ? Activation::GeluTanhComposite : activation_named(act);
-    m.hidden_dropout = m.attention_dropout = m.activation_dropout = fraction(c, {"dropout_rate"}, 0.1);
+    m.hidden_dropout = m.attention_dropout = m.activation_dropout = read_fraction(c, {"dropout_rate"}, 0.1);
     m.relative_buckets = read_count(c, {"relative_attention_num_buckets"}, 100'000, false, 32);
     m.relative_bias_every_layer = m.arch == Arch::Umt5;
 }
@@ -186,7 +162,7 @@ void bart(const json& c, ModelConfig& m) {
     m.hidden = read_count(c, {"d_model"}, kMaxHidden, true);
     m.encoder_layers = read_count(c, {"encoder_layers"}, kMaxLayers, true);
     m.layers = read_count(c, {"decoder_layers"}, kMaxLayers, true);
-    heads_of(c, m, {"decoder_attention_heads", "encoder_attention_heads"}, {});
+    read_attention_shape(c, m, {"decoder_attention_heads", "encoder_attention_heads"}, {}, {});
     if (read_count(c, {"encoder_attention_heads"}, kMaxHeads, false, m.heads) != m.heads)
         throw InputError("config.encoder_attention_heads", "differs from decoder_attention_heads; not modelled");
     m.intermediate = read_count(c, {"decoder_ffn_dim"}, kMaxIntermediate, true);
@@ -195,9 +171,9 @@ void bart(const json& c, ModelConfig& m) {
     m.context_length = read_count(c, {"max_position_embeddings"}, 100'000'000, false, 1024);
     m.position_rows = m.context_length + (marian ? 0 : 2);
     m.activation = activation_named(read_text(c, "activation_function", "gelu"));
-    m.hidden_dropout = fraction(c, {"dropout"}, 0.1);
-    m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
-    m.activation_dropout = fraction(c, {"activation_dropout"}, 0);
+    m.hidden_dropout = read_fraction(c, {"dropout"}, 0.1);
+    m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
+    m.activation_dropout = read_fraction(c, {"activation_dropout"}, 0);
     m.post_norm = !(mbart || read_bool(c, "normalize_before", false));
     m.embedding_norm = !marian;
     m.final_norm = mbart || read_bool(c, "add_final_layer_norm", false);
@@ -213,7 +189,7 @@ void whisper(const json& c, ModelConfig& m) {
     m.hidden = read_count(c, {"d_model"}, kMaxHidden, true);
     m.encoder_layers = read_count(c, {"encoder_layers"}, kMaxLayers, true);
     m.layers = read_count(c, {"decoder_layers"}, kMaxLayers, true);
-    heads_of(c, m, {"decoder_attention_heads", "encoder_attention_heads"}, {});
+    read_attention_shape(c, m, {"decoder_attention_heads", "encoder_attention_heads"}, {}, {});
     m.intermediate = read_count(c, {"decoder_ffn_dim"}, kMaxIntermediate, true);
     m.encoder_intermediate = read_count(c, {"encoder_ffn_dim"}, kMaxIntermediate, false, m.intermediate);
     m.vocab = read_count(c, {"vocab_size"}, kMaxVocab, true);
@@ -221,14 +197,30 @@ void whisper(const json& c, ModelConfig& m) {
     m.encoder_positions = read_count(c, {"max_source_positions"}, 1'000'000, false, 1500);
     m.context_length = m.position_rows = read_count(c, {"max_target_positions"}, 1'000'000, false, 448);
     m.activation = activation_named(read_text(c, "activation_function", "gelu"));
-    m.hidden_dropout = fraction(c, {"dropout"}, 0);
-    m.attention_dropout = fraction(c, {"attention_dropout"}, 0);
-    m.activation_dropout = fraction(c, {"activation_dropout"}, 0);
+    m.hidden_dropout = read_fraction(c, {"dropout"}, 0);
+    m.attention_dropout = read_fraction(c, {"attention_dropout"}, 0);
+    m.activation_dropout = read_fraction(c, {"activation_dropout"}, 0);
 }
 
 }  // namespace
 
 void parse_other_decoder(const json& c, ModelConfig& m);  // config_decoders.cpp
+
+void read_attention_shape(const json& c, ModelConfig& m, std::initializer_list<const char*> heads,
+                          std::initializer_list<const char*> kv, std::initializer_list<const char*> head_dim) {
+    m.heads = read_count(c, heads, kMaxHeads, true);
+    m.kv_heads = read_count(c, kv, kMaxHeads, false, m.heads);
+    if (present_key(c, head_dim)) {
+        m.head_dim = read_count(c, head_dim, kMaxHidden, true);
+    } else {
+        if (m.hidden % m.heads != 0)
+            throw InputError(field_name(*heads.begin()), "must divide the hidden size (" + std::to_string(m.hidden) + ")");
+        m.head_dim = m.hidden / m.heads;
+    }
+    if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+        throw InputError(field_name(kv.size() > 0 ? *kv.begin() : "num_key_value_heads"),
+                         "must divide the attention heads (" + std::to_string(m.heads) + "), got " + std::to_string(m.kv_heads));
+}
 
 const FamilyType* find_family_type(const std::string& name) {
     for (const auto& t : kTypes)

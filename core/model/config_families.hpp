@@ -3,7 +3,9 @@
 // decoders): their model_type table and the reading of their config.json keys,
 // which differ family by family (d_model, n_heads, encoder_layers,
 // padded_vocab_size, ...). Internal to the core (config.cpp calls it).
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,11 @@ const FamilyType* find_family_type(const std::string& model_type_or_class);
 // into `m` (m.model_type, m.family and m.arch already set); throws InputError
 // naming the config key that is missing or wrong.
 void parse_family(const nlohmann::json& c, ModelConfig& m);
+
+// Attention heads (and kv heads from the first present of `kv`, else all heads), the
+// head size from `head_dim` or hidden / heads; errors name the config key.
+void read_attention_shape(const nlohmann::json& c, ModelConfig& m, std::initializer_list<const char*> heads,
+                          std::initializer_list<const char*> kv, std::initializer_list<const char*> head_dim);
 
 // A sentence-transformers checkpoint: modules.json (a list of modules) beside
 // the Transformer module's config.json. `root` is either modules.json itself
