@@ -208,6 +208,16 @@ TEST_CASE("Whisper large-v3: conv stem, 1500 encoder frames, k_proj without bias
     CHECK(count_params(ctc).total == enc + 1280.0 * 51866 + 51866);
 }
 
+TEST_CASE("an incomplete config of these families names the missing key") {
+    CHECK(error_of(R"({"model_type": "bert", "hidden_size": 768})") == "config.num_hidden_layers");
+    CHECK(error_of(R"({"model_type": "t5", "num_layers": 6})") == "config.d_model");
+    CHECK(error_of(R"({"model_type": "whisper", "d_model": 384, "decoder_layers": 4})") == "config.encoder_layers");
+    CHECK(error_of(R"({"model_type": "chatglm", "hidden_size": 4096, "num_layers": 2, "num_attention_heads": 32,
+                       "multi_query_attention": true})") == "config.multi_query_group_num");
+    CHECK(error_of(R"({"model_type": "mpt", "d_model": 4096, "n_layers": 2, "n_heads": 31, "vocab_size": 10})") ==
+          "config.n_heads");  // 31 heads do not divide 4096
+}
+
 TEST_CASE("heads: chosen by architectures, refused by name where the family has none") {
     CHECK(config_of("whisper-large-v3").head == Head::Seq2SeqLM);
     ModelConfig bert = config_of("bert-large-uncased");
