@@ -39,7 +39,11 @@ Job (defaults in brackets):
   --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k  [bf16]
   --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
   --batch N             micro-batch per GPU                           [1]
-  --seq N               tokens per sequence                           [4096]
+  --seq N               tokens per sequence (encoder-decoders: the decoder's)  [4096]
+  --encoder-seq N       encoder-decoders: the encoder's input tokens (0 = seq; Whisper: 1500 frames)  [0]
+  --head H              auto | causal_lm | seq2seq_lm | masked_lm | pretraining | sequence_classification |
+                        token_classification | question_answering | ctc | base | encoder  [auto: architectures]
+  --num-labels N        classification outputs (0 = the config's id2label, else 2)  [0]
   --checkpointing C     none | selective | full | selective_op        [none]
   --flash | --no-flash  FlashAttention on/off                         [on]
   --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]

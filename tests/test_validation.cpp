@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
+#include "text/units.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -18,6 +19,8 @@ double quantity(const std::string& name, const Estimate& e, const Job& job) {
     const auto& b = e.breakdown.bytes;
     if (name == "params_total") return e.params.total;
     if (name == "weights") return b[kWeights];
+    // What nvidia-smi shows once a model is loaded and nothing has run: its weights and the CUDA context.
+    if (name == "weights_and_context") return b[kWeights] + job.overhead_gb * kBytesPerGB;
     if (name == "model_states") return e.model_states_bytes;
     if (name == "activations_saved") return e.activations_saved_bytes;
     if (name == "kv_cache") return b[kKvCache];

@@ -9,9 +9,9 @@ namespace vramcalc {
 
 Estimate estimate(const Model& m, const Job& job, bool explain) {
     Estimate e;
-    e.params = m.params;
     e.layout = resolve_layout(m.config, job);
     const Plan plan = make_plan(m, job);
+    e.params = plan.m.params;  // with the job's head
     e.trainable_params = plan.trainable;
     const Step step = run_step(plan, e.layout, explain);
     e.breakdown = step.breakdown;
@@ -23,7 +23,8 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.steady_bytes = step.steady;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
-    if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    if (trains(job) && m.config.family != Family::Explicit)
+        e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
     e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +
                            optimizer_term(plan, e.layout, step.share, nullptr);
     e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;

@@ -8,6 +8,7 @@
 
 #include "text/errors.hpp"
 #include "hardware/gpus.hpp"
+#include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "text/json_text.hpp"
 #include "text/guarded.hpp"
@@ -19,13 +20,14 @@ namespace {
 
 using nlohmann::json;
 
-void write_counts(JsonWriter& w, const Model& m) {
-    const ModelConfig& c = m.config;
+// The model's counts: `params` are the config's own head's (counts_answer) or the job's (estimate_json).
+void write_counts(JsonWriter& w, const ModelConfig& c, const ParamCounts& params, Head head) {
     w.begin_object();
     w.field("model_type", c.family == Family::Explicit ? "explicit" : c.model_type);
-    w.field("params_total", m.params.total).field("params_active", m.params.active);
-    w.field("params_total_text", params_text(m.params.total)).field("params_active_text", params_text(m.params.active));
-    w.field("params_embeddings", m.params.embeddings);
+    w.field("head", head_name(head));
+    w.field("params_total", params.total).field("params_active", params.active);
+    w.field("params_total_text", params_text(params.total)).field("params_active_text", params_text(params.active));
+    w.field("params_embeddings", params.embeddings);
     w.field("is_moe", c.is_moe()).field("experts", c.experts).field("experts_per_token", c.experts_per_token);
     w.field("layers", c.layers).field("hidden_size", c.hidden).field("heads", c.heads).field("kv_heads", c.kv_heads);
     w.field("vocab_size", c.vocab).field("mla", c.is_mla());
@@ -39,7 +41,9 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
     w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
     w.field("fp32_gradients", job.fp32_gradients).field("grad_accum", job.grad_accum);
-    w.field("batch", job.batch).field("seq", job.seq).field("checkpointing", checkpointing_name(job.checkpointing));
+    w.field("batch", job.batch).field("seq", job.seq).field("encoder_seq", job.encoder_seq);
+    w.field("head", job.head_auto ? "auto" : head_name(job.head)).field("num_labels", job.num_labels);
+    w.field("checkpointing", checkpointing_name(job.checkpointing));
     w.field("activation_offload", job.activation_offload).field("attention", attention_name(job.attention));
     w.field("flash_attention", job.attention != Attention::Eager);
     w.field("loss", loss_name(job.loss)).field("loss_chunks", job.loss_chunks).field("compile", job.compile);
@@ -140,7 +144,7 @@ const std::string& capacity_text_of(const char* gpu_id) {
 std::string counts_answer(const Model& model) {
     JsonWriter w;
     w.begin_object().field("ok", true);
-    write_counts(w.key("model"), model);
+    write_counts(w.key("model"), model.config, model.params, model.config.head);
     return w.end_object().str();
 }
 
@@ -222,7 +226,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     const double all_gpus = total * static_cast<double>(e.layout.gpus);
     JsonWriter w;
     w.begin_object().field("ok", true);
-    write_counts(w.key("model"), model);
+    write_counts(w.key("model"), model.config, e.params, job.head_auto ? model.config.head : job.head);
     write_job(w.key("job"), job);
     w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
     w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
@@ -335,6 +339,7 @@ std::string options_json() {
     list("kv_dtypes", kv_format_names());
     list("optimizers", optimizer_names());
     list("checkpointing", checkpointing_names());
+    list("heads", head_names());
     list("model_init", model_init_names());
     list("qlora_matmul", qlora_matmul_names());
     list("attention", attention_names());

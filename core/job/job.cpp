@@ -11,6 +11,7 @@
 #include "job/engine_presets.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
+#include "model/heads.hpp"
 
 namespace vramcalc {
 namespace {
@@ -150,6 +151,17 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "grad_accum") job.grad_accum = whole_field(v, field, 1, 1'000'000);
     else if (key == "batch") job.batch = whole_field(v, field, 1, 1'000'000);
     else if (key == "seq") job.seq = whole_field(v, field, 1, 100'000'000);
+    else if (key == "encoder_seq") job.encoder_seq = whole_field(v, field, 0, 100'000'000);
+    else if (key == "num_labels") job.num_labels = whole_field(v, field, 0, 1'000'000);
+    else if (key == "head") {
+        const std::string name = text_field(v, field);
+        job.head_auto = name == "auto";
+        if (!job.head_auto && !head_named(name, job.head)) {
+            std::string names;
+            for (const char* n : head_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+            throw InputError(field, "must be one of " + names + ", got '" + short_text(name) + "'");
+        }
+    }
     else if (key == "checkpointing") {
         if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
         else job.checkpointing = read_choice(v, field, kCheckpointing);
@@ -185,7 +197,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
-    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
+    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, encoder_seq, head, num_labels, checkpointing, activation_offload, attention, "
     "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
@@ -220,6 +232,14 @@ std::vector<const char*> loss_names() { return names_of(kLoss); }
 std::vector<const char*> precision_names() { return names_of(kPrecision); }
 std::vector<const char*> memory_kind_names() { return names_of(kMemoryKind); }
 std::vector<const char*> framework_names() { return names_of(kFrameworks); }
+
+int64_t encoder_tokens(const Job& job, const ModelConfig& c) {
+    if (job.encoder_seq > 0) return job.encoder_seq;
+    // WhisperEncoder takes 30 s of audio: 3000 mel frames, 1500 after conv2's stride
+    // (transformers models/whisper/modeling_whisper.py checks the input length).
+    if (c.encoder_positions > 0) return c.encoder_positions;
+    return job.seq;
+}
 
 Job parse_job(const json& j) {
     if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + describe_value(j));

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/config.hpp"
 #include "model/formats.hpp"
 
 namespace vramcalc {
@@ -125,7 +126,11 @@ struct Job {
     bool fp32_gradients = false;         // fp32 gradient buffers (Megatron main_grad, DeepSpeed bf16 accumulation)
     int64_t grad_accum = 1;              // micro-batches per optimizer step (>1 keeps gradients through forward)
     int64_t batch = 1;                   // micro-batch per GPU (per replica for inference)
-    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference)
+    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference); encoder-decoders: the decoder's
+    int64_t encoder_seq = 0;             // encoder-decoders: the encoder's input tokens (0 = seq; Whisper: its max_source_positions frames)
+    bool head_auto = true;               // "auto": the head config.json's architectures names (core/model/heads.cpp)
+    Head head = Head::CausalLM;          // otherwise the model class to load: causal_lm, masked_lm, sequence_classification, ...
+    int64_t num_labels = 0;              // classification outputs (0 = the config's id2label, else 2)
     Checkpointing checkpointing = Checkpointing::None;
     bool activation_offload = false;     // checkpointed activations kept in CPU memory (torchtune, Unsloth)
     Attention attention = Attention::Flash;
@@ -245,5 +250,7 @@ std::vector<const char*> reshard_names();
 std::vector<const char*> pp_schedule_names();
 std::vector<const char*> pp_stage_names();
 std::vector<const char*> fp8_names();
+// The encoder's input length of an encoder-decoder job (encoder_seq, else seq; Whisper: its frames).
+int64_t encoder_tokens(const Job& job, const ModelConfig& c);
 
 }  // namespace vramcalc

@@ -25,10 +25,16 @@ std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
         }
         return picked;
     }
+    // PEFT matches a target against the end of each module's dotted name ("dense" is BERT's
+    // attention.output.dense, intermediate.dense and output.dense; "q" is T5's q and EncDecAttention.q).
+    auto matches = [](const std::string& module, const std::string& name) {
+        return module == name || (module.size() > name.size() && module[module.size() - name.size() - 1] == '.' &&
+                                  module.compare(module.size() - name.size(), name.size(), name) == 0);
+    };
     for (const std::string& name : job.lora_modules) {
         bool found = false;
         for (const auto& t : model.tensors)
-            if ((t.is_linear() || t.kind == TensorKind::Head) && name == t.module) {  // PEFT can target lm_head by name
+            if ((t.is_linear() || t.kind == TensorKind::Head) && matches(t.module, name)) {  // PEFT can target lm_head by name
                 picked.push_back(&t);
                 found = true;
             }
@@ -108,9 +114,13 @@ double trainable_params(const Model& model, const Job& job) {
     return 0;
 }
 
-Plan make_plan(const Model& m, const Job& job) {
+Plan make_plan(const Model& given, const Job& job) {
+    // The job's head (and label count), resolved once here: the model re-listed with it.
+    std::shared_ptr<const Model> reheaded =
+        with_head(given, job.head_auto ? given.config.head : job.head, job.num_labels, "job.head");
+    const Model& m = reheaded ? *reheaded : given;
     const WeightQuant* shipped = shipped_quant(m, job);
-    Plan p{m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
+    Plan p{reheaded, m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
     p.exact = keeps_shipped(job) && m.exact.present();
     if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
     // Targets are checked in every mode, so a bad list is reported even when unused.

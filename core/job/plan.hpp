@@ -3,6 +3,7 @@
 // not depend on how it is spread over GPUs, resolved once per estimate and
 // reused for every layout tried.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,8 @@
 namespace vramcalc {
 
 struct Plan {
-    const Model& m;
+    std::shared_ptr<const Model> reheaded;  // the model with the job's head, when it is not the config's own
+    const Model& m;                         // the model the job runs: *reheaded, or the one given
     const Job& job;
     const NumberFormat& compute;  // dtype of matmuls, activations and 16-bit gradients
     const NumberFormat& weights;  // how the base weights are stored

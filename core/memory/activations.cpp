@@ -5,23 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "memory/activations_encoder.hpp"
+#include "memory/activations_parts.hpp"
 #include "text/errors.hpp"
 
 namespace vramcalc {
-namespace {
-
-// Sizes of one block, per token, before dividing by TP. Bytes: B for the
-// compute dtype, R for the residual stream (fp32 under autocast).
-struct Shape {
-    double h, heads, kv_heads, head_dim, I, s, B, R;
-    double LB;          // bytes of a saved linear input: B, or 1 where Transformer Engine keeps it in fp8
-    bool train_all;     // full training: every weight trains
-    bool inputs_kept;   // every linear keeps its input: full training, or a bitsandbytes QLoRA base
-    uint32_t lora;      // roles with adapters
-    double dropout;     // LoRA dropout
-    bool compile;
-    double rank;
-};
+namespace act {  // shared with the encoder stacks (memory/activations_parts.hpp)
 
 Shape shape_of(const Plan& p) {
     const ModelConfig& c = p.m.config;
@@ -41,7 +30,7 @@ Shape shape_of(const Plan& p) {
             // a frozen nn.Linear (mm's derivative formula) and torchao's linear_nf4 keep none.
             p.job.mode == Mode::Train || (p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes),
             p.lora_roles, p.job.lora_dropout, p.job.compile,
-            static_cast<double>(p.job.lora_rank)};
+            static_cast<double>(p.job.lora_rank), p.job.attention, c.softmax_fp32};
 }
 
 // The input of the linears with `roles`, of width `width`: saved once when
@@ -81,8 +70,8 @@ double eager_scores(const Plan& p, const Shape& d, double heads) {
     const double n = heads * d.s;
     const double dropout = p.m.config.attention_dropout;
     // Llama-like models compute softmax in fp32 and cast back (HF eager_attention_forward);
-    // GPT-2 / GPT-NeoX keep the model dtype.
-    const bool fp32_softmax = p.m.config.norm == NormKind::RMSNorm;
+    // GPT-2 / GPT-NeoX / BERT keep the model dtype (config.softmax_fp32, resolved per family).
+    const bool fp32_softmax = d.softmax_fp32;
     double bytes = n * (fp32_softmax ? 4 : d.B);
     const bool copy = fp32_softmax && d.B != 4;
     if (dropout > 0) bytes += n * (1 + d.B);  // mask + dropped probabilities saved by the ·v matmul
@@ -95,8 +84,9 @@ double eager_scores(const Plan& p, const Shape& d, double heads) {
 // for selective recomputation.
 void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     const double hq = d.heads * d.head_dim, hk = d.kv_heads * d.head_dim;
-    a.add("attention input (q/k/v)", linear_inputs(d, kRoleQ | kRoleK | kRoleV, targeted(d, {kRoleQ, kRoleK, kRoleV}), d.h), true);
-    const Attention kernel = p.job.attention;
+    a.add("attention input (q/k/v)", linear_inputs(d, kRoleQ | kRoleK | kRoleV | kRoleQkv,
+                                                   targeted(d, {kRoleQ, kRoleK, kRoleV, kRoleQkv}), d.h), true);
+    const Attention kernel = d.kernel;
     // q after RoPE; RoPE's multiplies save only cos/sin, shared by all layers.
     double qkv = hq * d.B;
     // HF sdpa and eager (repeat_kv) and torchtune expand k and v to every head;
@@ -117,6 +107,10 @@ void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     if (kernel == Attention::Flash && plain_input_saved && d.LB == d.B) o_in -= hq * d.B;
     a.add("o_proj input", o_in);
 }
+
+}  // namespace act
+namespace {
+using namespace act;
 
 // GPT-2 / GPT-NeoX: fused QKV projection. GPT-2 saves q, k, v as views of the
 // fused output (its whole storage, 3h); NeoX rotates q and k into new tensors
@@ -161,6 +155,9 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv) - (plain ? (heads * dv - o_copy) * d.B : 0));
 }
 
+}  // namespace
+namespace act {
+
 // One gated (SwiGLU/GeGLU) MLP of width I over `copies` tokens per token: the
 // activation saves its input g, the product saves act(g) and u, down_proj
 // saves the product. torch.compile recomputes act(g) from g.
@@ -189,6 +186,10 @@ void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("MLP activation", act * d.I * d.B);
     a.add("MLP output projection input", linear_inputs(d, kRoleDown, targeted(d, {kRoleDown}), d.I));
 }
+
+}  // namespace act
+namespace {
+using namespace act;
 
 // A Mamba mixer through the fused kernels HF calls when mamba_ssm is
 // installed. Mamba-1 (state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py
@@ -243,6 +244,7 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 }
 
 }  // namespace
+using namespace act;
 
 // An attention-free Mamba stack has no heads.
 void require_dimensions(const ModelConfig& c) {
@@ -265,8 +267,9 @@ void BlockActivations::add_core(double bytes) {
 }
 
 BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
-    BlockActivations a;
     const ModelConfig& c = p.m.config;
+    if (c.bidirectional()) return stack_block(p, l);  // encoders, encoder-decoders: activations_encoder.cpp
+    BlockActivations a;
     const Shape d = shape_of(p);
     if (c.family == Family::Mamba) {  // norm → mixer → residual; no attention, no MLP
         a.add("norm", norm_bytes(p, d, d.h), true);
@@ -349,6 +352,7 @@ BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
 ModelActivations model_activations(const Plan& p, const Layout& l, const Share& s) {
     const ModelConfig& c = p.m.config;
     require_dimensions(c);
+    if (c.bidirectional()) return stack_activations(p, l);  // encoders, encoder-decoders: activations_encoder.cpp
     ModelActivations m;
     // This stage's blocks for every micro-batch in flight, as a fraction of the model's blocks for one.
     const double units = s.layers * s.in_flight / static_cast<double>(c.layers);
@@ -377,6 +381,7 @@ ModelActivations model_activations(const Plan& p, const Layout& l, const Share& 
             m.recompute = std::max(0.0, m.largest_block - m.blocks / L);
             break;
     }
+    m.blocks += alibi_bias_bytes(p, l);  // ALiBi under SDPA: one materialized bias, kept by every layer
     if (p.job.activation_offload) {
         m.offloaded = m.blocks;
         m.blocks = std::min(m.blocks, 2 * (p.job.checkpointing == Checkpointing::Full ? block_input : m.largest_block));

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "memory/activations.hpp"
+#include "memory/activations_encoder.hpp"
 
 namespace vramcalc {
 
@@ -11,8 +12,10 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
     const ModelConfig& c = p.m.config;
     require_dimensions(c);
     if (!s.last) return {};
-    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
-    const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
+    // The head's logits: every token × the vocabulary (vocab-parallel over TP) for LM heads,
+    // num_labels per sequence or token for classifiers (core/memory/activations_encoder.cpp).
+    const LogitShape logits = logit_shape(p, l);
+    const double T = logits.rows, V = logits.width;
     const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
     LossBuffers b;
     switch (p.job.loss) {

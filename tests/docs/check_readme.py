@@ -43,6 +43,7 @@ GROUPS = [
     ("fsdp_qlora", "measured.json", r"-FQ-"),
     ("torchtitan", "measured.json", r"^TITAN-"),
     ("LitGPT", "measured.json", r"^LITGPT-"),
+    ("Hugging Face Trainer", "measured.json", r"^(HF-DOCS-|SMALL-HF-)"),
     ("vLLM", "serving.json", r"-VLLM-"),
     ("llama.cpp", "serving.json", r"-LCPP-"),
     ("Published formulas", "published.json", r"."),
