@@ -274,6 +274,7 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.field("allreduce", s.allreduce);
         w.field("read_text", gb_text(s.weights_read_bytes) + " of weights + " + gb_text(s.kv_read_bytes) + " of KV cache per GPU per step");
         w.field("token_s", s.token_s).field("token_text", duration_text(s.token_s) + " per decode step");
+        w.field("kernel_s", s.decode_kernel_s).field("kernel_text", duration_text(s.decode_kernel_s) + " of small-kernel floors (2 µs each) per step");
         w.field("tokens_per_s_per_seq", s.tokens_per_s_per_seq).field("tokens_per_s_per_seq_text", rate_text(s.tokens_per_s_per_seq, "tok/s per sequence"));
         w.field("tokens_per_s_replica", s.tokens_per_s_replica).field("tokens_per_s_replica_text", rate_text(s.tokens_per_s_replica, "tok/s per replica"));
         w.field("tokens_per_s_cluster", s.tokens_per_s_cluster).field("tokens_per_s_cluster_text", rate_text(s.tokens_per_s_cluster, "tok/s in all"));

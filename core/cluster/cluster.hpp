@@ -113,6 +113,7 @@ struct ServeResult {
     double kv_prompt_bytes = 0, kv_end_bytes = 0;       // KV the running sequences hold at the prompt / at the end
     const char* allreduce = "none";                     // the engine's TP all-reduce algorithm at decode
     double decode_memory_s = 0, decode_compute_s = 0, decode_comm_s = 0, token_s = 0;
+    double decode_kernel_s = 0;  // the small kernels' floors (norms, RoPE, attention core, routing) per step
     double bound_tokens_per_s = 0;  // per sequence at 100 % of memory bandwidth, no communication
     double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
     double prefill_s = 0, ttft_s = 0;

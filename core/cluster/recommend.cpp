@@ -147,8 +147,16 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     s.allreduce = ar.algorithm;
     s.decode_comm_s = 2 * d.layers * ar.time_s;
     if (s.pp > 1) s.decode_comm_s += (pp - 1) * p2p_time(token_act, link_for(topo, s.tp, 2));
+    // The small kernels of a decode step each take at least a kernel's floor, 2 µs ("a triton kernel with
+    // a single element read/write on an H100", torchao roofline_utils.py KERNEL_LAUNCH_OVERHEAD_SEC), with
+    // CUDA graphs as without: per layer 2 norms, RoPE on q and k, the attention core's 3 kernels (scores,
+    // softmax, weighted sum), the activation and its gate product, 2 residual adds = 11, and for a routed
+    // MoE layer the router's top-k, softmax, weights, gather and weighted sum = 6 more (the GEMVs' own
+    // time is the weights they read).
+    const double moe_share = d.layers > 0 ? d.moe_layers / d.layers : 0;
+    s.decode_kernel_s = d.layers * (11 + 6 * moe_share) * 2e-6;
     // Pipeline stages run one after another for a token: pp × the per-stage time.
-    s.token_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + s.decode_comm_s;
+    s.token_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + s.decode_kernel_s + s.decode_comm_s;
     s.bound_tokens_per_s = 1 / (pp * (s.weights_read_bytes + s.kv_read_bytes) / bw);
     s.tokens_per_s_per_seq = 1 / s.token_s;
     s.tokens_per_s_replica = c / s.token_s;

@@ -159,16 +159,16 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         // Megatron TP (Shoeybi et al. 2019, arXiv 1909.08053, §3): 2 all-reduces of b·s·h per layer
         // forward and 2 backward (+2 when the forward is recomputed). Sequence parallelism
         // (Korthikanti et al. 2022) turns each into a reduce-scatter + all-gather of the same volume
-        // and time. On the critical path unless async TP / TP comm overlap is on. NCCL runs them as
-        // NVLS in-switch reductions where the NVSwitch has NVLink SHARP, else as rings.
+        // and time. On the critical path unless async TP / TP comm overlap is on. torchtitan and Megatron
+        // train with sequence parallelism, so these are NCCL reduce-scatters and all-gathers: rings (the
+        // NVLS in-switch reduction is taken for all-reduces only, as the serving engines call them).
         const double per_layer = full ? 6 : 4;
         const double count = m * layers_here * per_layer;
         const Link& link = link_for(topo, 1, p.tp);
-        const bool nvls = achieved(r.gpu).nvls && p.tp <= r.gpu.domain;
-        const AllReduceChoice one = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, nvls);
-        add("tp", "TP all-reduce of activations", link, p.tp, count * act, count * one.time_s, r.assume.overlap_tp,
-            n_text(per_layer) + " all-reduces per layer × " + n_text(layers_here) + " layers" + per_mb + " of b·s·h = " +
-                gb_text(act) + " each, NCCL " + one.algorithm + " over " + link.name);
+        const AllReduceChoice one = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, false);
+        add("tp", "TP reduce-scatter + all-gather of activations", link, p.tp, count * act, count * one.time_s, r.assume.overlap_tp,
+            n_text(per_layer) + " reduce-scatter + all-gather pairs per layer × " + n_text(layers_here) + " layers" + per_mb +
+                " of b·s·h = " + gb_text(act) + " each, NCCL " + one.algorithm + " over " + link.name);
     }
     if (p.pp > 1) {
         // Pipeline: each micro-batch's activations (sequence-parallel shard, ÷ TP) go forward and their
@@ -176,7 +176,10 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double sends = 2 * m * v;
         const double bytes = act / tp;
         const Link& link = link_for(topo, p.tp * p.cp * p.dp, 2);
-        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), false,
+        // Megatron overlaps the interleaved schedule's sends with compute (overlap_p2p_comm, on unless
+        // --no-overlap-p2p-communication: megatron/training/arguments.py); torch.distributed.pipelining waits.
+        const bool hidden = job.framework == Framework::Megatron && p.virtual_stages > 1;
+        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), hidden,
             n_text(sends) + " sends (forward + backward" + (p.virtual_stages > 1 ? " × " + n_text(v) + " chunks" : "") +
                 per_mb + ") of " + gb_text(bytes) + " over " + link.name);
     }
