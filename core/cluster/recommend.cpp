@@ -85,8 +85,9 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     ServeResult s;
     if (r.auto_layout) {
         // The smallest tensor × pipeline split that fits: tensor parallel first (inside the
-        // scale-up domain or node), pipeline stages beyond it.
-        const int64_t tp_cap = std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
+        // scale-up domain or node), pipeline stages beyond it. llama.cpp and Ollama split by layers
+        // (-sm layer, llama.cpp's default: whole layers per GPU, run one after another): no TP.
+        const int64_t tp_cap = llama_cpp_like(job) ? 1 : std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
         bool found = false;
         const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
         for (int64_t size = 1; size <= largest && !found; ++size)
