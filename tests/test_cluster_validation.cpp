@@ -23,6 +23,7 @@ double quantity(const json& answer, const std::string& q) {
         return 1e12 / per_s * gpus / 3600;
     }
     if (q == "decode_tokens_per_s") return answer["serve"]["tokens_per_s_per_seq"];
+    if (q == "decode_tokens_per_s_replica") return answer["serve"]["tokens_per_s_replica"];
     if (q == "decode_bound_tokens_per_s") return answer["serve"]["bound_tokens_per_s"];
     throw std::runtime_error("throughput.json: unknown quantity " + q);
 }
