@@ -313,6 +313,12 @@ TEST_CASE("bad cluster requests name the field") {
         {R"({"gpu":"a100-80","matmul_dtype":"fp8"})", "cluster.matmul_dtype"},
         {R"({"matmul_dtype":"int3"})", "cluster.matmul_dtype"},
         {R"({"gpus":2,"layout":{"tp":4}})", "cluster.layout"},
+        {R"({"fp8":"int3"})", "cluster.fp8"},
+        {R"({"schedule":"zigzag"})", "cluster.schedule"},
+        {R"({"attention":"fa9"})", "cluster.attention"},
+        {R"({"node_limit":0})", "cluster.node_limit"},
+        {R"({"dispatch_bytes":9})", "cluster.dispatch_bytes"},
+        {R"({"fp8_all_gather":"yes"})", "cluster.fp8_all_gather"},
         {R"([1,2])", "cluster"},
         {R"({"gpus":)", "cluster"},
     };

@@ -187,3 +187,32 @@ TEST_CASE("gpt-oss runs on llama.cpp: MXFP4 experts in every GGUF file type") {
     const Estimate q = estimate(m, test::job({{"mode", "inference"}, {"engine", "llamacpp"}, {"dtype", "q4_k_m"}}), false);
     CHECK(q.serving.weights_mix.find("72 mxfp4") != std::string::npos);
 }
+
+TEST_CASE("EP across nodes: node-limited routing and FP8 dispatch (DeepSeek-V3 on H800, EP 64 over 8 nodes)") {
+    const Model m = test::model("deepseek-v3");
+    const Job job = test::job({{"mode", "train"}, {"batch", 1}, {"seq", 4096}});
+    Parallel p;
+    p.dp = 64, p.ep = 64, p.zero = 1;
+    const json base = {{"gpu", "h800"}, {"gpus", 64}, {"layout", {{"ep", 64}, {"zero", 1}}}};
+    json limited = base;
+    limited["node_limit"] = 4;
+    limited["dispatch_bytes"] = 1;
+    const TrainStep all = train_step(m, job, parse_cluster(base, job), p);
+    const TrainStep four = train_step(m, job, parse_cluster(limited, job), p);
+    const CommTerm* a = nullptr;
+    const CommTerm* f = nullptr;
+    for (const auto& c : all.comms) if (std::string(c.key) == "ep") a = &c;
+    for (const auto& c : four.comms) if (std::string(c.key) == "ep") f = &c;
+    REQUIRE(a);
+    REQUIRE(f);
+    // 8 nodes, top-8: a token reaches 8·(1 − (7/8)^8) = 5.25 nodes, 4.60 of them remote; capped at 4 nodes,
+    // 3.5 remote. Fabric bytes per MoE layer and micro-batch: 4096 tokens × remote × 7168 × the mean element
+    // of the four all-to-alls ((1 + 3 × 2)/4 = 1.75 bytes with FP8 dispatch, 2 without); the fabric is the
+    // slower path (400 Gb/s × 0.8 against NVLink's 200 GB/s × 0.8 for the 8 copies).
+    const double remote_all = 8 * (1 - std::pow(7.0 / 8, 8)) * 7 / 8, remote_four = 4.0 * 7 / 8;
+    const double ib = 400e9 / 8 * 0.8;
+    const double t_all = 4096 * remote_all * 7168 * 2 / ib + 5e-6, t_four = 4096 * remote_four * 7168 * 1.75 / ib + 5e-6;
+    CHECK(a->time_s == doctest::Approx(58 * 4 * t_all));
+    CHECK(f->time_s == doctest::Approx(58 * 4 * t_four));
+    CHECK(a->link == "InfiniBand NDR 400 Gb/s per GPU");
+}

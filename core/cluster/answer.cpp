@@ -170,7 +170,7 @@ void write_step(JsonWriter& w, const TrainStep& s, const ClusterRequest& r) {
         w.field("why", op.why).end_object();
     }
     w.end_array();
-    w.field("schedule", schedule_name(r.schedule));
+    w.field("schedule", s.schedule);
     w.field("precision", r.recipe ? r.recipe->label : "BF16");
     w.field("bound", s.bound_key).field("bound_text", bound_text(s));
     w.field("memory_bytes", s.memory_bytes).field("memory_text", gb_text(s.memory_bytes) + " per GPU").field("fits", s.fits);

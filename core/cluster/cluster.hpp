@@ -98,6 +98,7 @@ struct TrainStep {
     double compute_s = 0, bubble_s = 0;
     std::vector<Op> ops;                  // the compute, op by op (per step, slowest stage)
     std::string bubble_why;
+    std::string schedule;                 // the pipeline schedule in force ("no pipeline" for one stage)
     std::vector<CommTerm> comms;
     double step_s = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0, mfu = 0, hfu = 0;
     std::string bound_key;  // "compute", "bubble" or a CommTerm key

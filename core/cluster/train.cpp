@@ -143,6 +143,7 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     const Schedule schedule = p.virtual_stages > 1 && r.schedule == Schedule::OneF1B ? Schedule::Interleaved : r.schedule;
     st.bubble_s = bubble_of(schedule, pp, v, sc.forward_s, sc.backward_s, sc.weight_grad_s, st.bubble_why);
     if (st.bubble_s > 0) st.bubble_why = std::string(schedule_name(schedule)) + ": " + st.bubble_why;
+    st.schedule = p.pp > 1 ? schedule_name(schedule) : "no pipeline";
 
     // One micro-batch's hidden states on one GPU: b · s/cp · h elements.
     const double act = b * (s / cp) * d.hidden * d.act_bytes;
