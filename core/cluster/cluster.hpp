@@ -60,6 +60,7 @@ struct ClusterRequest {
     bool fp8_all_gather = false;  // FSDP all-gathers the converted weights in fp8 (torchtitan enable_fsdp_float8_all_gather)
     AttnKernel attention = AttnKernel::Fa2;
     bool fused = false;       // fused streaming kernels (torch.compile / Transformer Engine)
+    bool overlap_pp = false;  // interleaved-schedule sends overlap compute (Megatron overlap_p2p_comm)
     Schedule schedule = Schedule::OneF1B;
     int64_t node_limit = 0;   // EP: nodes a token's experts may span (DeepSeek-V3: 4); 0 = no limit
     double dispatch_bytes = 0;  // EP dispatch bytes per element (DeepSeek-V3: fp8 = 1); 0 = the compute dtype

@@ -32,6 +32,30 @@ std::string auto_dtype(const Job& job, const Gpu& g) {
     return "bf16";
 }
 
+// How each framework runs a step, as the planner needs it: data, one row per framework, read once
+// here (the terms never ask which framework runs). Frameworks without a row take the first.
+struct StepPreset {
+    Framework framework;
+    AttnKernel attention;  // the attention kernel the framework calls
+    const char* fp8;       // its recipe for matmul_dtype fp8
+    bool fused;            // fused norm + residual, SwiGLU and loss kernels without torch.compile
+    bool overlap_pp;       // interleaved-schedule sends overlapped with compute
+};
+const StepPreset kStepPresets[] = {
+    // torch (torchtitan, torchtune, HF): SDPA's flash backend is FlashAttention-2; torchao's
+    // Float8LinearConfig defaults to tensorwise scaling; torch.distributed.pipelining waits on its sends.
+    {Framework::Custom, AttnKernel::Fa2, "tensorwise", false, false},
+    // Megatron-LM / NeMo: Transformer Engine's fused attention (cuDNN), fp8 "hybrid" DelayedScaling,
+    // TE's fused LayerNormLinear / SwiGLU / cross-entropy; overlap_p2p_comm is on with a virtual pipeline
+    // (megatron/training/arguments.py --no-overlap-p2p-communication turns it off).
+    {Framework::Megatron, AttnKernel::Cudnn, "te_delayed", true, true},
+};
+const StepPreset& step_preset(Framework f) {
+    for (const auto& p : kStepPresets)
+        if (p.framework == f) return p;
+    return kStepPresets[0];
+}
+
 const char* kKnown =
     "gpu, gpus, fabric, tflops, memory_gib, memory_tbps, link_gbps, domain, pcie_gbps, gpus_per_node, fabric_gbps, "
     "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
@@ -153,12 +177,11 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (dtype == "auto") dtype = auto_dtype(job, r.gpu);
     if (dtype != "fp32" && dtype != "tf32" && dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp4")
         throw InputError("cluster.matmul_dtype", "must be one of auto, fp32, tf32, bf16, fp16, fp8, fp4, got '" + short_text(dtype) + "'");
-    // The linears' recipe: the one named, else the framework's for the dtype (torchao tensorwise is
-    // torchtitan's float8 default, Float8LinearConfig; Megatron/NeMo run Transformer Engine's delayed
-    // scaling, fp8 "hybrid"; FP4: NVFP4 on NVIDIA, MXFP4 elsewhere).
-    const bool megatron = job.framework == Framework::Megatron;
+    // The linears' recipe: the one named, else the framework's for the dtype (its step preset above;
+    // FP4: NVFP4 on NVIDIA, MXFP4 elsewhere).
+    const StepPreset& preset = step_preset(job.framework);
     if (recipe == "auto") {
-        recipe = dtype == "fp8" ? (megatron ? "te_delayed" : "tensorwise")
+        recipe = dtype == "fp8" ? preset.fp8
                  : dtype == "fp4" ? (std::string(r.gpu.vendor) == "NVIDIA" ? "nvfp4" : "mxfp4") : "none";
     }
     r.recipe = find_recipe(recipe, "cluster.fp8");
@@ -175,13 +198,11 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     const double scale = tflops > 0 && catalog > 0 ? tflops / catalog : 1;
     r.peak16_tflops = r.recipe ? r.gpu.tflops_bf16 * scale : r.peak_tflops;
     const double low = r.recipe ? r.peak_tflops : 0;
-    // Attention kernel: torchtitan and HF call torch SDPA, whose flash backend is FlashAttention-2;
-    // Megatron/NeMo call Transformer Engine's fused attention, cuDNN's kernels.
-    const AttnKernel attn = attention == "auto" ? (megatron ? AttnKernel::Cudnn : AttnKernel::Fa2)
+    const AttnKernel attn = attention == "auto" ? preset.attention
                                                 : find_attn_kernel(attention, "cluster.attention");
     r.attention = attn;
-    // Fused streaming kernels: torch.compile (job.compile) or Transformer Engine (Megatron/NeMo).
-    r.fused = fused >= 0 ? fused == 1 : job.compile || megatron;
+    r.fused = fused >= 0 ? fused == 1 : job.compile || preset.fused;
+    r.overlap_pp = preset.overlap_pp;
     r.rates = rates_for(r.gpu, r.peak16_tflops, low, attn, r.assume.compute_efficiency);
     return r;
 }

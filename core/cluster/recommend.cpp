@@ -18,6 +18,28 @@ std::vector<int64_t> divisors(int64_t n, int64_t cap) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// How each serving engine runs a decode step, as the planner needs it: data, one row per engine.
+struct ServePreset {
+    Engine engine;
+    AllReduceImpl all_reduce;  // TP all-reduce inside the NVLink domain
+    bool layer_split;          // splits a model across GPUs by layers only (no TP)
+};
+const ServePreset kServePresets[] = {
+    {Engine::Custom, AllReduceImpl::Nccl, false},
+    // vLLM: custom_all_reduce.py (one-shot / two-shot up to 8 MiB, NCCL past it)
+    {Engine::Vllm, AllReduceImpl::VllmCustom, false},
+    // SGLang: its TensorRT-LLM custom all-reduce kernels (sgl-kernel trt_reduce)
+    {Engine::Sglang, AllReduceImpl::TrtCustom, false},
+    // llama.cpp / Ollama: -sm layer, the default split: whole layers per GPU, run one after another
+    {Engine::LlamaCpp, AllReduceImpl::Nccl, true},
+    {Engine::Ollama, AllReduceImpl::Nccl, true},
+};
+const ServePreset& serve_preset(Engine e) {
+    for (const auto& p : kServePresets)
+        if (p.engine == e) return p;
+    return kServePresets[0];
+}
+
 }  // namespace
 
 Topology ClusterRequest::topology() const {
@@ -85,9 +107,8 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     ServeResult s;
     if (r.auto_layout) {
         // The smallest tensor × pipeline split that fits: tensor parallel first (inside the
-        // scale-up domain or node), pipeline stages beyond it. llama.cpp and Ollama split by layers
-        // (-sm layer, llama.cpp's default: whole layers per GPU, run one after another): no TP.
-        const int64_t tp_cap = llama_cpp_like(job) ? 1 : std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
+        // scale-up domain or node), pipeline stages beyond it; engines that split by layers take no TP.
+        const int64_t tp_cap = serve_preset(job.engine).layer_split ? 1 : std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
         bool found = false;
         const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
         for (int64_t size = 1; size <= largest && !found; ++size)
@@ -136,12 +157,11 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     const double gemm_rate = rt.fixed > 0 ? rt.peak16 * rt.fixed : rt.gemm16;
     s.decode_compute_s = c * (2 * d.matmul_params + attn_per_token) / (tp * pp) / gemm_rate;
     s.decode_compute_bound = s.decode_compute_s > s.decode_memory_s;
-    // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), as the engine runs them: vLLM's custom
-    // all-reduce, SGLang's TensorRT-LLM kernels (one-shot / two-shot by size), else NCCL.
+    // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), as the engine runs them (its serve preset:
+    // vLLM's custom all-reduce, SGLang's TensorRT-LLM kernels, one-shot / two-shot by size, else NCCL).
     const Link& tp_link = link_for(topo, 1, s.tp);
     const double token_act = c * d.hidden * d.act_bytes;
-    const AllReduceImpl impl = job.engine == Engine::Vllm ? AllReduceImpl::VllmCustom
-                               : job.engine == Engine::Sglang ? AllReduceImpl::TrtCustom : AllReduceImpl::Nccl;
+    const AllReduceImpl impl = serve_preset(job.engine).all_reduce;
     const bool in_domain = s.tp <= r.gpu.domain;
     const bool nvls = achieved(r.gpu).nvls && in_domain;
     const AllReduceChoice ar = engine_all_reduce(in_domain ? impl : AllReduceImpl::Nccl, token_act, s.tp, tp_link, nvls);

@@ -177,9 +177,9 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double sends = 2 * m * v;
         const double bytes = act / tp;
         const Link& link = link_for(topo, p.tp * p.cp * p.dp, 2);
-        // Megatron overlaps the interleaved schedule's sends with compute (overlap_p2p_comm, on unless
-        // --no-overlap-p2p-communication: megatron/training/arguments.py); torch.distributed.pipelining waits.
-        const bool hidden = job.framework == Framework::Megatron && p.virtual_stages > 1;
+        // Megatron overlaps the interleaved schedule's sends with compute (the framework's step preset,
+        // parse.cpp); torch.distributed.pipelining waits on them.
+        const bool hidden = r.overlap_pp && p.virtual_stages > 1;
         add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), hidden,
             n_text(sends) + " sends (forward + backward" + (p.virtual_stages > 1 ? " × " + n_text(v) + " chunks" : "") +
                 per_mb + ") of " + gb_text(bytes) + " over " + link.name);
