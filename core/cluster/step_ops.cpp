@@ -18,13 +18,13 @@ struct Acc {
 // A linear layer's three GEMMs (Narayanan et al. 2021 §3.2: forward Y = XW, backward dX = dY·Wᵀ and
 // dW = Xᵀ·dY): M tokens, K in features, N out features on this GPU, `count` of them per micro-batch.
 Acc linear(const Rates& r, double M, double N, double K, double count, double groups, bool low, bool wgrad_low,
-           bool weight_grads, double scale) {
-    const double in = low ? (r.peak_low > 0 && r.gemm_low > 0 ? 1 : 2) : 2;
+           bool weight_grads, double scale, double in_low) {
+    const double in = low ? in_low : 2;  // operand bytes: fp8 1, fp4 0.5, bf16 2
     Acc a;
     a.fwd = count * gemm_s(r, M, N, K, low, in, scale, groups);
     a.bwd = count * gemm_s(r, M, K, N, low, in, scale, groups);
     if (weight_grads) {
-        a.wgrad = count * gemm_s(r, K, N, M, wgrad_low, wgrad_low ? in : 2, scale);
+        a.wgrad = count * gemm_s(r, K, N, M, wgrad_low, wgrad_low ? in : 2, wgrad_low ? scale : 0);
         a.bwd += a.wgrad;
     }
     a.flops = count * 2 * M * N * K * (weight_grads ? 3 : 2);
@@ -64,7 +64,7 @@ StepCompute step_compute(const Model& model, const Job& job, const Dims& d, cons
         }
         if ((t.role & ~uint32_t{kRoleExpert}) == kRoleDown)
             intermediate += K * static_cast<double>(t.active_copies) / std::max(1.0, d.layers);
-        lin.add(linear(r, M, N, K, count, groups, low, low && !lp->grad_weight_high, !adapters, scale));
+        lin.add(linear(r, M, N, K, count, groups, low, low && !lp->grad_weight_high, !adapters, scale, in_low));
         if (low) {
             // torchao with torch.compile fuses the activation's amax into the op before it (fuse_with_prev).
             const bool torchao = !lp->weight_cast_per_step;
@@ -82,7 +82,7 @@ StepCompute step_compute(const Model& model, const Job& job, const Dims& d, cons
     // ---- output head (untied lm_head, or the tied embedding used as one), on the last stage
     Acc head;
     const double V = static_cast<double>(c.vocab);
-    if (V > 0) head = linear(r, T, V / st.tp, d.hidden, 1, 1, false, false, !adapters, 0);
+    if (V > 0) head = linear(r, T, V / st.tp, d.hidden, 1, 1, false, false, !adapters, 0, 2);
 
     // ---- attention core: causal, FlashAttention's count (forward 2·s·d per query and head for QKᵀ and PV,
     // halved by the mask; backward 2.5 × the forward, flash_attn benchmarks' convention)
