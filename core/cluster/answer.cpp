@@ -239,7 +239,7 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.key("runner_up");
         if (runner) write_summary(w, ranked[1]);
         else w.raw("null");
-        if (!ranked.empty()) {
+        if (!any && !ranked.empty()) {  // none fits: the recommender sorted them least memory first
             w.key("least_memory");
             write_summary(w, ranked.front());
         }
