@@ -78,7 +78,9 @@ Cluster planner (throughput, interconnect, time and cost; any of these turns it 
   --fabric ID           network between nodes                         [ib-ndr]
   --cluster PATH        cluster fields from a JSON file (flags override)
   --cluster-FIELD V     any cluster field, e.g. --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
-                        --cluster-global-batch 1024 --cluster-compute-efficiency 0.4 --cluster-concurrency 8
+                        --cluster-global-batch 1024 --cluster-concurrency 8 --cluster-fp8 tensorwise
+                        --cluster-schedule zbv --cluster-attention fa3 --cluster-node-limit 4
+                        --cluster-compute-efficiency 0.4 (the single override of the per-op rates)
   --plan                run the planner with the defaults
   --list-gpus           list the accelerators and fabrics and exit
   The job's --gpus/--tp/--pp/--zero set the layout to time; without them it is recommended.

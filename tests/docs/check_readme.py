@@ -47,7 +47,8 @@ GROUPS = [
     ("vLLM", "serving.json", r"-VLLM-"),
     ("llama.cpp", "serving.json", r"-LCPP-"),
     ("Published formulas", "published.json", r"."),
-    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3)-"),
+    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*)-"),
+    ("SGLang decode speed", "throughput.json", r"^sglang-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
 ]
 WITHIN = 15.0  # percent
