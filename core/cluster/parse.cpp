@@ -118,7 +118,12 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         r.layout.microbatches = 0;
     }
     double tflops = 0;
-    std::string recipe = "auto", attention = "auto";
+    // The job's fp8 recipe (its memory: memory/parallel.cpp) is the planner's default: torchao's
+    // float8 linears run tensorwise (Float8LinearConfig's default), Transformer Engine's with the
+    // framework's scaling (the step preset's, else delayed, TE's DelayedScaling default).
+    std::string recipe = job.fp8 == Fp8::Torchao ? "tensorwise" : job.fp8 == Fp8::TransformerEngine ? "te" : "auto";
+    std::string attention = "auto";
+    r.fp8_all_gather = job.fp8_all_gather;
     int fused = -1;
     // Serving: the job's lengths and batch (issue 22): job.seq is prompt + generated, job.new_tokens the
     // generated part when set; concurrency the job's batch.
@@ -180,6 +185,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     // The linears' recipe: the one named, else the framework's for the dtype (its step preset above;
     // FP4: NVFP4 on NVIDIA, MXFP4 elsewhere).
     const StepPreset& preset = step_preset(job.framework);
+    if (recipe == "te") recipe = std::string(preset.fp8).rfind("te_", 0) == 0 ? preset.fp8 : "te_delayed";
     if (recipe == "auto") {
         recipe = dtype == "fp8" ? preset.fp8
                  : dtype == "fp4" ? (std::string(r.gpu.vendor) == "NVIDIA" ? "nvfp4" : "mxfp4") : "none";
