@@ -195,3 +195,14 @@ TEST_CASE("DeepSpeed: the reduce bucket and ZeRO-2/3's model-dtype gradient part
     const Run z1("llama-3-8b", {{"mode", "train"}, {"framework", "deepspeed"}, {"gpus", 8}, {"zero", 1}});
     CHECK(gradients_term(z1.plan, z1.layout, z1.share(0), nullptr) == doctest::Approx(P8B * 4));  // BF16_Optimizer fp32
 }
+
+TEST_CASE("hybrid sharding: FSDP shards inside a group of ranks and replicates across groups") {
+    // FSDP1 HYBRID_SHARD over 16 GPUs in nodes of 8: full training states 16 bytes per parameter
+    // shard over 8, not 16 (torch fsdp api.py ShardingStrategy.HYBRID_SHARD).
+    const Estimate hsdp = estimate(test::model("llama-3-8b"), test::job({{"mode", "train"}, {"gpus", 16}, {"zero", 3},
+                                                                        {"shard_degree", 8}}), false);
+    CHECK(hsdp.model_states_bytes == doctest::Approx(16 * P8B / 8));
+    const Model m = test::model("llama-3-8b");
+    CHECK_THROWS_WITH(compute_breakdown(m, test::job({{"mode", "train"}, {"gpus", 16}, {"zero", 3}, {"shard_degree", 3}})),
+                      doctest::Contains("job.shard_degree"));
+}

@@ -203,7 +203,7 @@ const char* kKnownFields =
     "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
     "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
     "swa_full, ep, dp_attention, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
-    "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, capacity_factor";
+    "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, shard_degree, capacity_factor";
 
 }  // namespace
 

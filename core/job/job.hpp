@@ -171,6 +171,7 @@ struct Job {
     bool fp8_all_gather = false;         // torchao enable_fsdp_float8_all_gather: FSDP gathers fp8 weights
     int64_t etp = 0;                     // expert tensor parallel (Megatron --expert-tensor-parallel-size); 0 = tp
     bool async_tp = false;               // torchtitan async tensor parallel (symmetric-memory workspace)
+    int64_t shard_degree = 0;            // hybrid sharding: ZeRO/FSDP shards over this many ranks, replicas across (0 = all)
     double capacity_factor = 0;          // MoE expert capacity (0 = dropless: every routed token kept)
     MemoryKind report = MemoryKind::Device;
     double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU

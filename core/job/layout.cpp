@@ -60,6 +60,9 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
                                          "), got " + count(job.gpus));
     l.dp = job.gpus / (l.tp * l.pp * l.cp);
     l.zero = trains(job) ? job.zero : 0;
+    if (trains(job) && job.shard_degree > 0 && (l.dp * l.cp) % job.shard_degree != 0)
+        throw InputError("job.shard_degree", "must divide the " + count(l.dp * l.cp) + " data- and context-parallel ranks (" +
+                                                 count(l.dp) + " × CP " + count(l.cp) + "), got " + count(job.shard_degree));
     // Tensor parallelism splits attention heads evenly (Megatron, vLLM).
     if (c.heads > 0 && c.heads % l.tp != 0)
         throw InputError(job.tp > 0 ? "job.tp" : job.pp > 0 ? "job.pp" : "job.gpus",

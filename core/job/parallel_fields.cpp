@@ -46,6 +46,7 @@ bool read_parallel_field(Job& job, const std::string& key, const json& v, const 
     else if (key == "fp8_all_gather") job.fp8_all_gather = bool_field(v, field);
     else if (key == "etp") job.etp = whole_field(v, field, 0, 1024);
     else if (key == "async_tp") job.async_tp = bool_field(v, field);
+    else if (key == "shard_degree") job.shard_degree = whole_field(v, field, 0, 1'000'000);
     else if (key == "capacity_factor") job.capacity_factor = number_field(v, field, 0, 64);
     else return false;
     return true;

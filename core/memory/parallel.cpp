@@ -113,6 +113,12 @@ Share share_of(const Plan& p, const Layout& l, int64_t stage) {
     s.trainable_experts = f * p.trainable_expert / experts_split;
     s.dense_dp = static_cast<double>(l.dp * l.cp);
     s.expert_dp = std::max(1.0, static_cast<double>(l.gpus) / (experts_split * pp));
+    // Hybrid sharding (FSDP1 HYBRID_SHARD inside a node, FSDP2's 2-D HSDP mesh, DeepSpeed hpZ / MiCS):
+    // the states shard over `shard_degree` ranks and are replicated across the groups.
+    if (job.shard_degree > 0) {  // resolve_layout checks it divides DP × CP
+        s.dense_dp = std::min(s.dense_dp, static_cast<double>(job.shard_degree));
+        s.expert_dp = std::min(s.expert_dp, s.dense_dp);
+    }
     s.unit = p.dense_params / L / tp + p.expert_params / L / experts_split;
     s.embedding = s.first ? p.embedding_params / tp : 0;
     s.head = s.last ? (p.head_params + (c.tied_embeddings ? p.embedding_params : 0)) / tp : 0;
