@@ -41,7 +41,9 @@ VALIDATION_CASES = "published memory figures,measured training runs,engine accou
 GROUPS = [
     ("torchtune", "measured.json", r"^(FT|LORA|QLORA)-TT-"),
     ("fsdp_qlora", "measured.json", r"-FQ-"),
-    ("torchtitan", "measured.json", r"^TITAN-"),
+    ("torchtitan", "measured.json", r"^(TITAN-|AO-)"),
+    ("Megatron-LM / NeMo", "measured.json", r"^(MEG-|H2-MEG-|H2-NEMO-)"),
+    ("Lightning + DeepSpeed", "measured.json", r"^PL-"),
     ("LitGPT", "measured.json", r"^LITGPT-"),
     ("Hugging Face Trainer", "measured.json", r"^(HF-DOCS-|SMALL-HF-)"),
     ("vLLM", "serving.json", r"-VLLM-"),
@@ -261,7 +263,7 @@ def check_memory_model_doc(cli, serve, train):
         ("DeepSeek-V3 Q4_K_M weights", r"brings the weights to (\d+\.\d\d GB)", dsv3_q4["terms"]["Weights"] + " GB"),
     ]
     with open(os.path.join(VALIDATION, "measured.json"), encoding="utf-8") as f:
-        synced = sum(1 for r in json.load(f)["rows"] if r["job"].get("sync_module_states"))
+        synced = sum(1 for r in json.load(f)["rows"] if r["job"].get("sync_module_states") and "-FQ-" in r["id"])
     checks.append(("fsdp_qlora rows", r"fsdp_qlora's loading \(its (\d+) benchmark rows", str(synced)))
     check_sentences(text, checks, "docs/memory-model.md")
 
@@ -360,14 +362,16 @@ def check_accuracy(text, rows):
         fail("accuracy summary: README has no line 'Known misses: `ID` (error), ...'")
     else:
         named = dict(re.findall(r"`([^`]+)` \(([^)]*)\)", m.group(1)))
-        misses = {i: r for i, r in rows.items() if r["known_miss"] and "error" in r}
+        # Memory and serving misses are named here; the planner's throughput misses in docs/validation.md's
+        # throughput tables (each row there shows its error and reason).
+        misses = {i: r for i, r in rows.items() if r["known_miss"] and "error" in r and r["file"] != "throughput.json"}
         for row_id in sorted(set(named) | set(misses)):
             if row_id not in misses:
                 fail(f"known misses: README names {row_id}, which is not a known miss in tests/validation")
             elif row_id not in named:
                 fail(f"known misses: README does not name {row_id} ({misses[row_id]['error_text']} %)")
             else:
-                check(f"known misses, {row_id}", named[row_id].replace("−", "-"), percent(misses[row_id]["error"]))
+                check(f"known misses, {row_id}", named[row_id].replace("−", "-"), f"{misses[row_id]['error']:+.1f} %")
     # Bounds: rows that must stay above or below a published figure.
     bounds = [r for r in rows.values() if r["bound"]]
     m = re.search(r"(\d+) of (\d+) bounds hold", text)
