@@ -52,6 +52,14 @@ Job (defaults in brackets):
   --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
   --no-master-weights   pure 16-bit training without an fp32 master copy
   --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, auto, 0]
+  --cp N  --ep N  --etp N  --shard-degree N   context / expert parallel, hybrid sharding
+  --framework F         hf | accelerate_fsdp | torchtune | deepspeed | megatron | nemo | unsloth | torchtitan
+  --sharding-impl I     fsdp2 | fsdp1 | deepspeed | megatron          [fsdp2]
+  --reshard-after-forward R   always | never | torchtitan            [always]
+  --pp-schedule S       1f1b | gpipe | interleaved_1f1b | zbv | dualpipev  [1f1b]
+  --pp-virtual V  --grad-accum M  --pp-stage peak|first|last         [2, 1 (under PP: pp), peak]
+  --sequence-parallel true|false  --fp8 none|torchao|te  --fp8-all-gather true
+  --offload-params true  --offload-optimizer true   FSDP / ZeRO CPU offload (host RAM shown)
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
   --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]

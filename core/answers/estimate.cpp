@@ -21,6 +21,7 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.device_bytes = step.device;
     e.cpu_bytes = step.cpu;
     e.steady_bytes = step.steady;
+    e.share = step.share;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
     if (trains(job) && m.config.family != Family::Explicit)

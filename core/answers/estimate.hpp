@@ -53,6 +53,7 @@ struct Estimate {
     std::vector<std::string> notes;
     std::vector<GpuFit> fits;
     ServingInfo serving;                 // inference: engine pool, offload split, fit on the chosen GPU
+    Share share;                         // the GPU described (training: its pipeline stage and parameters)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

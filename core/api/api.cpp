@@ -229,7 +229,13 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     write_counts(w.key("model"), model.config, e.params, job.head_auto ? model.config.head : job.head);
     write_job(w.key("job"), job);
     w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
-    w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
+    w.field("pp", e.layout.pp).field("zero", e.layout.zero).field("cp", e.layout.cp).end_object();
+    if (trains(job))  // the GPU the figures describe: its pipeline stage, its blocks, micro-batches in flight
+        w.key("stage").begin_object().field("index", e.share.stage).field("stages", e.share.stages)
+            .field("layers", e.share.layers).field("in_flight", e.share.in_flight)
+            .field("microbatches", e.share.microbatches).field("first", e.share.first).field("last", e.share.last)
+            .end_object();
+    w.field("steady_bytes", e.steady_bytes).field("steady_text", gb_text(e.steady_bytes));
     w.field("trainable_params", e.trainable_params).field("trainable_text", params_text(e.trainable_params));
     w.field("weight_format", e.weight_format_label).field("weights_source", weights_source_name(e.weights_source));
     w.key("terms").begin_array();
@@ -347,6 +353,11 @@ std::string options_json() {
     list("precision", precision_names());
     list("report", memory_kind_names());
     list("frameworks", framework_names());
+    list("sharding_impl", sharding_impl_names());
+    list("reshard_after_forward", reshard_names());
+    list("pp_schedule", pp_schedule_names());
+    list("pp_stage", pp_stage_names());
+    list("fp8", fp8_names());
     list("engines", engine_names());
     list("questions", question_names());
     return w.end_object().str();

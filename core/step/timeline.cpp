@@ -198,9 +198,10 @@ Step step_on(const Plan& p, const Layout& l, const Share& sh, bool explain) {
             if (G != peak.bytes[kGradients])
                 b.why[kGradients] += std::string("; live at the peak (") + peak.label + "): " + gb_text(peak.bytes[kGradients]);
             b.why[kActivations] = training_why(p, a, l);
-            b.why[kLogits] = std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
-                             " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
-                             gb_text(loss.backward_peak) + " while its gradient is computed";
+            b.why[kLogits] = !sh.last ? std::string("none on this stage: the loss runs on the last pipeline stage")
+                                      : std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
+                                            " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
+                                            gb_text(loss.backward_peak) + " while its gradient is computed";
             b.why[kBuffers] = buffers_why(sb);
             b.why[kKvCache] = "none: training keeps no KV cache (keys and values are part of the activations)";
         }
