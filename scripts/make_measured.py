@@ -248,6 +248,16 @@ MULTI_MORE = {
                                             attention="eager"), "total"),
     "MEG-TINY-TP2PP2CP2": ("megatron-gpt-tiny-nodrop.config.json", dict(MEG, mode="train", gpus=8, tp=2, pp=2, cp=2, batch=4,
                                                                         seq=1024, grad_accum=8, sequence_parallel=True), "total"),
+    # moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed: TP 2 x PP 2 (4 virtual stages per rank) x EP 4 on 8 GPUs,
+    # ETP 1, SP, distributed optimizer, unfused attention, 4 x 4096 tokens, 32 / (4 x DP 2) = 4 micro-batches.
+    "MEG-MOE-MLA-TP2PP2EP4-H100-PEAK": ("megatron-moe-mla-proxy.config.json",
+                                        dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
+                                             attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                             pp_schedule="interleaved_1f1b", pp_virtual=4), "total"),
+    "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": ("megatron-moe-mla-proxy.config.json",
+                                         dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
+                                              attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                              pp_schedule="interleaved_1f1b", pp_virtual=4), "steady"),
     # torchtune README @30b8519: 70B_lora.yaml (q, k, v at rank 16), FSDP2 over 8, batch 2 packed 2048, AC, compile.
     "LORA-TT-70B-8xA100": ("llama-3.1-70b", {"framework": "torchtune", "mode": "lora", "gpus": 8, "zero": 3, "batch": 2,
                                              "seq": 2048, "compile": True, "lora_rank": 16,
@@ -320,6 +330,9 @@ MISSES = {
     "TITAN-TRAINY-8B-H200-32": "+17 %: the run's float8 flags (--quantize.linear.float8.*) do not exist in torchtitan "
                                "e7c0cae, so the code it ran is not the cited commit",
     "TITAN-TRAINY-8B-H200-64": "+16 %: as TITAN-TRAINY-8B-H200-32, the same run on 64 GPUs",
+    "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": "-27 %: the last stage also holds the run's multi-token-prediction layer "
+                                        "(--mtp-num-layers 1: one more MoE block and its projection, with its states), which "
+                                        "vramcalc cannot express",
     "AO-MX-L3-8B-B200-BF16": "+26 %: torchtitan 6fc499f (not in the upstream history) measured the recipe 7 % below the "
                              "MI300X run two weeks earlier (torchtitan 2c8b594) and 29 % below the March 2025 H100 run; "
                              "what changed between those versions is not modelled",

@@ -30,7 +30,12 @@ Shape shape_of(const Plan& p) {
             // a frozen nn.Linear (mm's derivative formula) and torchao's linear_nf4 keep none.
             p.job.mode == Mode::Train || (p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes),
             p.lora_roles, p.job.lora_dropout, p.job.compile,
-            static_cast<double>(p.job.lora_rank), p.job.attention, c.softmax_fp32};
+            static_cast<double>(p.job.lora_rank),
+            // Megatron's unfused attention materializes the scores as eager attention does, with the
+            // probabilities in 16 bits (megatron/core/transformer/dot_product_attention.py: baddbmm, then
+            // FusedScaleMaskSoftmax returns the input dtype, softmax-in-fp32 or not).
+            p.job.attention == Attention::Unfused ? Attention::Eager : p.job.attention,
+            p.job.attention == Attention::Unfused ? false : c.softmax_fp32};
 }
 
 // The input of the linears with `roles`, of width `width`: saved once when
@@ -119,7 +124,7 @@ void fused_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("attention input (qkv)", linear_inputs(d, kRoleQkv, targeted(d, {kRoleQkv}), d.h), true);
     const bool gpt2 = p.m.config.family == Family::Gpt2;
     a.add("q, k, v", gpt2 ? 3 * d.h * d.B : (3 + 2) * d.h * d.B);
-    double core = p.job.attention == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
+    double core = d.kernel == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
     a.add_core(core);
     a.add("attention output projection input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), d.h));
 }
@@ -142,7 +147,7 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     // (a·(nope + v) kept whole by SDPA); flash-attn pads v to qk (HF pads, then slices the output
     // into a new o_proj input); eager copies v for its matmul.
     const double nope = static_cast<double>(c.qk_nope_head_dim);
-    const Attention kernel = p.job.attention;
+    const Attention kernel = d.kernel;
     double v_kept = heads * (nope + dv), out = heads * dv, o_copy = heads * dv;
     if (kernel == Attention::Flash && dv < qk) v_kept = out = heads * qk;
     if (kernel == Attention::Flash && dv >= qk) o_copy = 0;

@@ -41,7 +41,7 @@ double layer_working_set(const Plan& p, double tokens, int64_t tp, double stream
 // compute dtype and again as fp32 softmax (transformers eager_attention_forward:
 // softmax(..., dtype=torch.float32).to(query.dtype)).
 double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp) {
-    if (p.job.attention != Attention::Eager) return 0;
+    if (p.job.attention != Attention::Eager && p.job.attention != Attention::Unfused) return 0;
     const double a = static_cast<double>(need(p.m.config.heads, "num_attention_heads", "attention scores"));
     return b * a / static_cast<double>(tp) * s_q * s_kv * (p.compute.bits / 8 + 4);
 }
