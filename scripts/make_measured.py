@@ -316,10 +316,6 @@ MISSES = {
     "LORA-FQ-offload-b10": "unexplained: 5 GB below the measured peak, while the QLoRA CPU-offload rows of the "
                            "same benchmark are within 7 %; the gap is specific to offloading 16-bit weights "
                            "(FSDP's staging copies of each unit's shard are a candidate, not modelled)",
-    "QLORA-FQ-70b-offload-b2": "FSDP1 CPU offload of a 70B NF4 base, -16 %: what stays on the GPU beyond the two gathered "
-                               "units is not modelled (bitsandbytes keeps each Params4bit's quant_state outside the "
-                               "FSDP flat parameters, a candidate); an earlier version matched only because it counted "
-                               "a whole layer's gradients for a LoRA run",
     "TITAN-31-70B-2D-1": "unexplained, -18 %: the peak is the loss_parallel backward of 16 x 8192 tokens (16 bytes per "
                          "vocab-sharded logit, from torch's loss_parallel code); what TP 8 adds beyond it is not modelled "
                          "(the async-TP run of the same layout measured 4.3 GiB less)",

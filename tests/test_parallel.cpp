@@ -218,3 +218,14 @@ TEST_CASE("Megatron's unfused attention keeps 16-bit probabilities where Hugging
     const double scores = 32.0 * 4096 * 4096;
     CHECK(kept_block(pe, Layout{}, false).attention_core - kept_block(pu, Layout{}, false).attention_core == doctest::Approx(scores * 4));
 }
+
+TEST_CASE("FSDP QLoRA: bitsandbytes' quant states are neither sharded nor offloaded") {
+    // NF4 with double quantization: 4 bits + an 8-bit absmax per 64 values + an fp32 absmax per 256 of
+    // those = 4.127 bits. The 0.127 bits are Params4bit.quant_state, an attribute FSDP does not shard
+    // or offload (fsdp_qlora train.py load_and_quantize quantizes on the GPU and moves only the data):
+    // Llama-2 70B's 68.45 B quantized weights keep 68.45e9 · 0.127 / 8 bytes on each GPU.
+    const Model m = test::model("llama-2-70b");
+    const Estimate off = estimate(m, test::job({{"mode", "qlora"}, {"gpus", 2}, {"zero", 3}, {"offload_params", true}}), false);
+    const double quantized = m.params.total - m.params.embeddings;
+    CHECK(off.breakdown.bytes[kWeights] == doctest::Approx(quantized * 0.127 / 8));
+}

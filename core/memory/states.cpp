@@ -116,16 +116,33 @@ double trainable_share(const Plan& p, const Layout& l, const Share& s, int zero_
     return p.trainable > 0 ? held_params(s, l, true, zero_needed) / p.trainable : 0;
 }
 
+// bitsandbytes 4-bit weights: each Params4bit's quant_state (the absmax per 64 values, 8-bit with
+// double quantization, and its fp32 absmax per 256 blocks: the NF4 format's bits beyond 4) is an
+// attribute, not a parameter, so FSDP neither shards nor offloads it: every GPU keeps its stage's
+// whole (fsdp_qlora train.py load_and_quantize quantizes on the GPU and moves only the data).
+// The whole model's quant-state bytes when FSDP would otherwise shard or offload them, else 0.
+double unsharded_quant_state(const Plan& p, const Layout& l) {
+    const bool bnb = p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes && !p.shipped && !p.exact;
+    if (!bnb || !(l.zero >= 3 || p.job.offload_params)) return 0;
+    const double quantized = p.m.params.total - (p.weights.quantized_linear_only ? p.m.params.embeddings : 0);
+    return quantized * (p.weights.bits - 4) / 8;
+}
+
 double weights_term(const Plan& p, const Layout& l, const Share& s, std::string* why) {
     const double full = base_weights_bytes(p, why);
     const double adapters = uses_adapters(p.job) ? p.trainable * trained_param_bytes(p) : 0;
     const double share = s.model_params > 0 ? held_params(s, l, false, 3) / s.model_params : 0;
-    const double per_gpu = p.job.offload_params ? 0 : full * share + adapters * trainable_share(p, l, s, 3);
+    const double quant_full = unsharded_quant_state(p, l);
+    const double quant_state = s.model_params > 0 ? quant_full * held_params(s, l, false, 99) / s.model_params : 0;
+    const double per_gpu = (p.job.offload_params ? 0 : (full - quant_full) * share + adapters * trainable_share(p, l, s, 3)) + quant_state;
     if (why) {
         if (adapters > 0)
             *why += " + " + params_text(p.trainable) + " LoRA adapter params × " + plain_number(trained_param_bytes(p)) + " bytes";
         *why += " = " + gb_text(full + adapters) +
                 (p.job.offload_params ? "; offloaded to CPU memory, gathered one layer at a time" : share_text(s, l, 3, per_gpu));
+        if (quant_state > 0)
+            *why += "; the 4-bit quant states stay whole on every GPU (bitsandbytes keeps them outside FSDP's parameters): " +
+                    gb_text(quant_state);
     }
     return per_gpu;
 }
