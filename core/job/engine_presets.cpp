@@ -15,11 +15,7 @@ const std::vector<EnginePreset> kEngines = {
      "vLLM",
      {
          {"gpu_memory_utilization", "0.9", "vllm/config.py CacheConfig.gpu_memory_utilization default 0.9"},
-         {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79 GiB = 1.922 GB (CUDA context, cuBLAS workspaces)"},
-         {"comm_buffers_gb", "1.922", "vLLM PR #10511 log: non_torch_memory 3.58 GiB per GPU at TP 2 (+1.79 GiB NCCL / custom all-reduce)"},
          {"block_size", "16", "vllm/config.py CacheConfig.block_size default 16"},
-         {"max_num_seqs", "256", "vllm/config.py SchedulerConfig.max_num_seqs default 256 (profile run's sampler rows)"},
-         {"chunked_prefill", "true", "vLLM V1 always schedules with chunked prefill (vllm/v1/core/sched/scheduler.py)"},
          {"attention", "\"flash\"", "vllm/attention/backends flash-attn: no s² scores"},
          {"fragmentation", "0", "the KV pool is sized from what the profile measured: no further slack"},
      }},
