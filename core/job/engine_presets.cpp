@@ -23,7 +23,10 @@ const std::vector<EnginePreset> kEngines = {
      "SGLang",
      {
          {"mem_fraction_static", "0", "sglang/srt/server_args.py ServerArgs.__post_init__: 0.88 (TP 1), 0.87 (TP 2), 0.85 (TP 4), 0.81 (TP 8), 0.79 (TP 16)"},
-         {"max_num_batched_tokens", "8192", "sglang server_args.py chunked_prefill_size 8192 (2048 on GPUs under 25 GB)"},
+         {"max_num_batched_tokens", "0", "sglang server_args.py (v0.5.2) chunked_prefill_size by GPU memory: 2048 under 35 GiB, 8192 under 160 GiB, else 16384"},
+         {"comm_buffers_gb", "1.954",
+          "NCCL's NVLink SHARP buffers, created when model_runner.py init_torch_distributed starts NCCL and before it measures "
+          "the memory mem_fraction_static takes a share of: 1.82 GiB per GPU at TP >= 2 on H100 (vLLM's llm-d v0.19 logs)"},
          {"attention", "\"flash\"", "sglang flashinfer / fa3 backends: no s² scores"},
          {"fragmentation", "0", "the pool is sized from free memory after loading"},
      }},

@@ -230,6 +230,9 @@ Job parse_job(const json& j) {
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
                                                     serving_field_names());
     job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");
+    if (!job.tensor_split.empty() && static_cast<int64_t>(job.tensor_split.size()) != job.gpus)
+        throw InputError("job.tensor_split", "gives " + std::to_string(job.tensor_split.size()) + " shares for " +
+                                                 std::to_string(job.gpus) + " GPUs (gpus); give one per GPU");
     if (job.mode == Mode::Train && !job.dtype->trainable)
         throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
                                           "' (fine-tune a quantized base with mode qlora)");

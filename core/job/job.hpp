@@ -197,6 +197,7 @@ struct Job {
     bool sampler_in_profile = true;           // the profile run samples (V0; V1 from 0.8)
     double sampler_extra_bytes = 36;          // per logit beyond the logits in the model dtype
     double sampler_fixed_mib = 0;             // workspace the sampler keeps (0.17+: Triton top-k/top-p buffers)
+    bool moe_workspace_kept = false;          // fused-MoE workspaces stay allocated after the forward (shared buffers)
     double pp_overhead_gb = 0;                // non-torch memory of a pipeline stage that does not sample
     bool enforce_eager = false;               // no CUDA graphs
     CudaGraphMode cudagraph_mode = CudaGraphMode::FullAndPiecewise;

@@ -130,6 +130,7 @@ bool read_serving_field(Job& job, const std::string& key, const json& v, const s
     else if (key == "sampler_in_profile") job.sampler_in_profile = bool_field(v, field);
     else if (key == "sampler_extra_bytes") job.sampler_extra_bytes = number_field(v, field, 0, 1000);
     else if (key == "sampler_fixed_mib") job.sampler_fixed_mib = number_field(v, field, 0, 1e6);
+    else if (key == "moe_workspace_kept") job.moe_workspace_kept = bool_field(v, field);
     else if (key == "enforce_eager") job.enforce_eager = bool_field(v, field);
     else if (key == "cudagraph_mode") job.cudagraph_mode = read_choice(v, field, kGraphModes);
     else if (key == "capture_sizes") job.capture_sizes = read_choice(v, field, kCaptureSizes);
@@ -164,7 +165,7 @@ const char* serving_field_names() {
            "ep, dp_attention, kv_cache_dtype, split_mode, tensor_split, main_gpu, ollama_spread, vllm_version, vllm_engine, "
            "vllm_context_in_budget, vllm_offline, v0_auto_chunked_above, seqs_default, seqs_default_large, tokens_default, tokens_default_large, "
            "tokens_offline, tokens_offline_large, tokens_chunked_v0, large_gpu_gib, a100_small, sampler_in_profile, "
-           "sampler_extra_bytes, sampler_fixed_mib, enforce_eager, cudagraph_mode, capture_sizes, "
+           "sampler_extra_bytes, sampler_fixed_mib, moe_workspace_kept, enforce_eager, cudagraph_mode, capture_sizes, "
            "max_cudagraph_capture_size, cudagraph_in_budget, graph_mib, enable_prefix_caching, limit_mm_per_prompt, "
            "skip_mm_profiling, swa_full_tokens_ratio, disable_hybrid_swa_memory, cuda_graph_max_bs, disable_cuda_graph, "
            "cache_implementation, cache_nbits, cache_residual_length, cache_q_group_size";

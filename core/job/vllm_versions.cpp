@@ -40,6 +40,7 @@ const std::vector<PresetField> kV0 = {
      "model_executor/layers/sampler.py: fp32 logits (4 B), _apply_top_k_top_p sort values (4) and int64 indices (8), "
      "torch.sort's segmented-sort temporaries (20) per logit, beside the logits themselves (vramcalc's reading)"},
     {"sampler_fixed_mib", "0", "V0's sampler keeps no workspace"},
+    {"moe_workspace_kept", "false", "model_executor/layers/fused_moe/fused_moe.py: intermediate caches freed after each layer"},
     {"cudagraph_mode", "\"full\"", "worker/model_runner.py capture_model: one graph of the whole decode step per batch size"},
     {"capture_sizes", "\"v0\"",
      "model_runner.py _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] + 8·i, limited to max_num_seqs (_get_graph_batch_size)"},
@@ -68,6 +69,8 @@ const std::vector<PresetField> kV1 = {
      "with temperature 0.5, top_p 0.9, top_k vocab − 1"},
     {"sampler_extra_bytes", "36", "v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p: the same sort as V0's"},
     {"sampler_fixed_mib", "0", "the sort keeps no workspace"},
+    {"moe_workspace_kept", "false", "fused_moe.py fused_experts: intermediate caches freed after each layer (no published "
+                                    "MoE profile of these versions shows otherwise)"},
     {"overhead_gb", "0.268",
      "llm-d-planner v0.19.0 run Llama-3.1-8B TP 1 on H100 (accuracy/results/v0.19.0, d3121e059da8): 'non-torch forward "
      "increase memory: 0.25GiB'"},
@@ -167,6 +170,9 @@ const std::vector<VllmVersionPreset> kPresets = {
           "v1/sample/ops/topk_topp_triton.py (PR #33538, Triton top-k/top-p without the sort): the fp32 logits (4 B), "
           "the softmax probabilities (4) and random_sample's exponential noise (4) per logit (vramcalc's reading)"},
          {"sampler_fixed_mib", "80", "PR #33538: the Triton kernel's [programs, vocab] buffers, 'around ~80MiB of extra VRAM'"},
+         {"moe_workspace_kept", "true",
+          "fused_moe/modular_kernel.py SharedResizableBuffer (in v0.11.0; on the default MoE path by v0.19, whose MoE "
+          "runs' profile peaks include them): the workspaces outlive the forward"},
      })},
     {0, 21, 0, "vLLM 0.21 and later (V1)", VllmEngine::V1, false, true, {}, {},
      join(kV1, {
@@ -175,6 +181,7 @@ const std::vector<VllmVersionPreset> kPresets = {
          {"cudagraph_mode", "\"full_and_piecewise\"", "config/compilation.py: FULL_AND_PIECEWISE default"},
          {"sampler_extra_bytes", "12", "Triton top-k/top-p sampler (PR #33538)"},
          {"sampler_fixed_mib", "80", "PR #33538: ~80 MiB of Triton buffers"},
+         {"moe_workspace_kept", "true", "fused_moe/modular_kernel.py SharedResizableBuffer: the workspaces outlive the forward"},
          {"cudagraph_in_budget", "true",
           "PR #30515: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since v0.21.0 ('CUDA graph memory "
           "profiling is enabled (default since v0.21.0)'): the graphs' estimate joins the non-KV memory"},

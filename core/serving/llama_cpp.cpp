@@ -19,11 +19,11 @@ constexpr double kSchedCopies = 4;
 // The GPUs of the split and each one's share: -ts as given, else each GPU's free memory
 // (llama-model.cpp load_tensors: splits[i] = free memory of device i when tensor_split is all
 // zero). Every GPU of a job is the same model, so their free memory is equal.
+// The shares are the job's own GPUs' (parse_job checks there is one per GPU); another count (the
+// GPU table, the fewest-GPUs answer) splits evenly.
 std::vector<double> split_shares(const Job& job, int64_t devices) {
-    if (job.tensor_split.empty()) return std::vector<double>(static_cast<size_t>(devices), 1.0 / static_cast<double>(devices));
-    if (static_cast<int64_t>(job.tensor_split.size()) != devices)
-        throw InputError("job.tensor_split", "gives " + count_text(static_cast<int64_t>(job.tensor_split.size())) +
-                                                 " shares for " + count_text(devices) + " GPUs");
+    if (job.tensor_split.empty() || static_cast<int64_t>(job.tensor_split.size()) != devices)
+        return std::vector<double>(static_cast<size_t>(devices), 1.0 / static_cast<double>(devices));
     double sum = 0;
     for (double x : job.tensor_split) sum += x;
     std::vector<double> shares;
@@ -35,8 +35,9 @@ std::vector<double> split_shares(const Job& job, int64_t devices) {
 // i_gpu_start = n_layer − (repeating layers offloaded), layer il goes to the first device
 // whose cumulative share exceeds (il − i_gpu_start) / act; the output layer (offloaded when
 // ngl > n_layer) sits at (act − 1) / act, the last device. Returns each device's index per layer.
-int64_t device_at(const std::vector<double>& cumulative, double position) {
-    const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), static_cast<float>(position));
+// In float, as llama.cpp computes both (a layer exactly at a split point goes to the next GPU).
+int64_t device_at(const std::vector<float>& cumulative, float position) {
+    const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), position);
     return std::min<int64_t>(static_cast<int64_t>(it - cumulative.begin()), static_cast<int64_t>(cumulative.size()) - 1);
 }
 
@@ -78,15 +79,18 @@ Placement place(const Plan& p, const Layout& l, const GgufWeights& g, int64_t de
     const int64_t L = p.m.config.layers, gpu_layers = std::min<int64_t>(ngl, L);
     const bool output_on_gpu = ngl > L, row = job.split_mode == SplitMode::Row && devices > 1;
     const std::vector<double> shares = split_shares(job, devices);
-    std::vector<double> cumulative(shares.size());
-    double acc = 0;
-    for (size_t i = 0; i < shares.size(); ++i) cumulative[i] = acc += shares[i];
-    cumulative.back() = 1.0;
+    // llama-model.cpp: the shares summed into split points and normalised, in float.
+    std::vector<float> cumulative(shares.size());
+    float acc = 0, sum = 0;
+    for (double x : job.tensor_split.size() == shares.size() ? job.tensor_split : shares) sum += static_cast<float>(x);
+    size_t i = 0;
+    for (double x : job.tensor_split.size() == shares.size() ? job.tensor_split : shares) cumulative[i++] = acc += static_cast<float>(x);
+    for (float& x : cumulative) x /= sum;
     Placement r;
     r.d.resize(static_cast<size_t>(devices));
     for (size_t i = 0; i < r.d.size(); ++i) r.d[i].share = shares[i];
     const int64_t i_gpu_start = L - gpu_layers;
-    const double act = static_cast<double>(std::min<int64_t>(ngl, L + 1));
+    const float act = static_cast<float>(std::min<int64_t>(ngl, L + 1));
     r.cpu = g.token_embd;
     for (int64_t i = 0; i < L; ++i) {
         const size_t li = static_cast<size_t>(i);
@@ -97,7 +101,7 @@ Placement place(const Plan& p, const Layout& l, const GgufWeights& g, int64_t de
             r.cpu += layer;
             continue;
         }
-        DeviceShare& at = r.d[static_cast<size_t>(device_at(cumulative, static_cast<double>(i - i_gpu_start) / act))];
+        DeviceShare& at = r.d[static_cast<size_t>(device_at(cumulative, static_cast<float>(i - i_gpu_start) / act))];
         at.layers += 1;
         if (!row) {
             at.weights += layer;

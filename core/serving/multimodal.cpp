@@ -97,8 +97,13 @@ EncoderProfile encoder_profile(const Plan& p, const Layout& l, const VllmSetup& 
     if (tw.mllama) {
         // Five kept hidden states during the layers; at the end the list, its stack and the last
         // state, then the concatenation beside them (12 × hidden), then the projector's output.
+        // The tower attends across an image's tiles with an additive mask of [images, 1, tiles·P,
+        // tiles·P] in the model dtype (vllm mllama.py _prepare_aspect_ratio_attention_mask), held
+        // through every layer.
         const double kept = 5 * N * hv * dtype;
-        r.peak = std::max({layer + kept, 12 * N * hv * dtype, 6 * N * hv * dtype + embeddings});
+        const double side = static_cast<double>(tw.patches);
+        const double mask = static_cast<double>(r.images) * side * side * dtype;
+        r.peak = std::max({layer + kept + mask, 12 * N * hv * dtype, 6 * N * hv * dtype + embeddings});
         // cross_attention_states stay for every cross-attention layer, each projecting its keys
         // and values from them (vllm mllama.py MllamaCrossAttention, no KV cache in the profile).
         const double kv_heads = static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads);

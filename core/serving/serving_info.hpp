@@ -41,6 +41,7 @@ struct ServingInfo {
     double profile_sampler = 0;   // the sampler's dummy batch (ranks that sample)
     double profile_encoder = 0;   // the vision encoder's dummy images and their cached outputs
     double non_torch = 0;         // memory outside torch the profile counts (NCCL, cuBLAS, kernels)
+    double non_torch_quiet = 0, kv_quiet = 0;  // the same and the KV of a GPU that does not sample
     double cuda_graphs = 0;       // CUDA-graph memory (taken from the budget from 0.21, after it before)
     int64_t graphs = 0, capture_max = 0;  // graphs captured and the largest batch size
     bool graphs_in_budget = false;

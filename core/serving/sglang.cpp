@@ -49,7 +49,7 @@ void sglang_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, 
     const ModelConfig& c = p.m.config;
     if (s.device <= 0) throw InputError("job.gpu", "SGLang sizes its KV pool from the device memory: choose a GPU or give device_gib");
     const double frac = sglang_fraction(job, l);
-    const double context = job.overhead_gb * kBytesPerGB + (l.tp > 1 ? job.comm_buffers_gb * kBytesPerGB : 0);
+    const double context = job.overhead_gb * kBytesPerGB + (l.tp > 1 && nvls_gpu(job) ? job.comm_buffers_gb * kBytesPerGB : 0);
     const double total = s.device - context;
     s.budget = frac * total;
     s.kv_pool = s.budget - b.bytes[kWeights];

@@ -59,6 +59,7 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.profile_sampler = last.sampler;
     s.profile_encoder = last.encoder;
     s.non_torch = non_torch;
+    s.non_torch_quiet = l.pp > 1 ? nt_first : vllm_non_torch(p, l, v1, nullptr);
     const VllmGraphs g = vllm_graphs(p, l, v, explain);
     s.cuda_graphs = g.bytes;
     s.graphs = g.count;
@@ -67,6 +68,7 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.budget = job.gpu_memory_utilization * s.device;
     const double W = b.bytes[kWeights];
     s.kv_pool = s.budget - W - act - non_torch - (s.graphs_in_budget ? g.bytes : 0);
+    s.kv_quiet = s.budget - W - s.profile_forward - s.non_torch_quiet - (s.graphs_in_budget ? g.bytes : 0);
     const int64_t cross = c.vision.tiles > 1 ? c.kv_kind_count(ModelConfig::KvKind::Linear) : 0;
     const double block = static_cast<double>(job.block_size) * block_token_bytes(p, k, cross);
     s.pool_blocks = s.kv_pool > 0 && block > 0 ? static_cast<int64_t>(std::floor(s.kv_pool / block)) : 0;

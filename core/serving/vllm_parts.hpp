@@ -28,6 +28,7 @@ struct VllmProfile {
     double encoder = 0;   // the vision encoder over the dummy images (peak of that phase)
     double images_kept = 0;  // image embeddings kept while the language model runs
     double fixed = 0;     // the sampler's workspace (kept throughout)
+    double moe_kept = 0;  // fused-MoE shared workspaces, kept from the forward through the sampler
     int64_t images = 0;
     double peak() const;
     std::string why;

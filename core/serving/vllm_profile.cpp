@@ -12,7 +12,9 @@
 
 namespace vramcalc {
 
-double VllmProfile::peak() const { return std::max({forward + images_kept, sampler + images_kept, encoder}) + fixed; }
+double VllmProfile::peak() const {
+    return std::max({forward + images_kept, sampler + images_kept + moe_kept, encoder}) + fixed;
+}
 
 // engine/arg_utils.py (_set_default_args in V1, SchedulerConfig in V0): max_num_seqs and
 // max_num_batched_tokens when the user gives neither, by the version's rules (the preset's
@@ -76,6 +78,14 @@ VllmProfile vllm_profile(const Plan& p, const Layout& l, const VllmSetup& v, boo
     r.encoder = enc.peak;
     r.images_kept = enc.kept;
     r.images = enc.images;
+    // Fused MoE (fused_moe/modular_kernel.py, SharedResizableBuffer workspace13, workspace2 and
+    // fused_out; TritonExperts.workspace_shapes: (M, topk, max(N / 2, K)), (M, topk, max(N, K)),
+    // (M, K) for M tokens, N = 2 · moe_intermediate / TP, K = hidden): sized by the forward and
+    // kept, so they are still allocated while the sampler runs.
+    if (job.moe_workspace_kept && c.is_moe()) {
+        const double N = 2 * static_cast<double>(c.moe_intermediate) / static_cast<double>(l.tp), topk = static_cast<double>(c.experts_per_token);
+        r.moe_kept = (T * topk * (std::max(N / 2, h) + std::max(N, h)) + T * h) * dtype;
+    }
     const double V = static_cast<double>(need_dim(c.vocab, "vocab_size", "the profile run's sampler"));
     const double rows = static_cast<double>(n);
     if (samples) {
@@ -84,6 +94,10 @@ VllmProfile vllm_profile(const Plan& p, const Layout& l, const VllmSetup& v, boo
         const double per_logit = dtype + (job.sampler_in_profile ? job.sampler_extra_bytes : 0);
         r.sampler = rows * V * per_logit + T * h * dtype;
         if (job.sampler_in_profile) r.fixed = job.sampler_fixed_mib * kMiB;
+    } else if (last_stage && l.tp > 1) {
+        // A V0 rank past the driver computes its shard of the logits before gathering them to the
+        // driver (model_executor/layers/logits_processor.py _get_logits, tensor_model_parallel_gather).
+        r.sampler = rows * V / static_cast<double>(l.tp) * dtype;
     }
     if (explain) {
         r.why = "profile run of " + count_text(v.tokens) + " tokens over " + count_text(n) + " sequences: one layer's temporaries " +
@@ -92,7 +106,8 @@ VllmProfile vllm_profile(const Plan& p, const Layout& l, const VllmSetup& v, boo
         if (samples)
             r.why += "; the sampler over " + count_text(n) + " rows × " + count_text(c.vocab) + " vocab × " +
                      printf_text("%.0f", dtype + (job.sampler_in_profile ? job.sampler_extra_bytes : 0)) + " bytes + the hidden states = " +
-                     gib_text(r.sampler) + (r.fixed > 0 ? " + its " + printf_text("%.0f", job.sampler_fixed_mib) + " MiB workspace" : "");
+                     gib_text(r.sampler) + (r.fixed > 0 ? " + its " + printf_text("%.0f", job.sampler_fixed_mib) + " MiB workspace" : "") +
+                     (r.moe_kept > 0 ? " + the fused-MoE workspaces kept from the forward " + gib_text(r.moe_kept) : "");
         else
             r.why += "; no sampler on this GPU";
         if (!enc.why.empty()) r.why += "; " + enc.why;
@@ -105,12 +120,11 @@ VllmProfile vllm_profile(const Plan& p, const Layout& l, const VllmSetup& v, boo
 // cuBLAS workspaces, kernel modules). vLLM has no formula for it; the version's preset carries
 // one published log's figure per GPU: overhead_gb on a GPU that samples, pp_overhead_gb on a
 // pipeline stage that does not, and comm_buffers_gb more at TP > 1 where NCCL sets up NVLink
-// SHARP buffers (NVSwitch systems of NVLink 4 and later, ≥ 450 GB/s per GPU: NCCL_NVLS_ENABLE);
-// PCIe cards (issue #13061, 2 × RTX 4090) show no such growth. A GPU given only as device_gib
-// is taken to have them.
+// SHARP buffers (nvls_gpu, serving/working_set.hpp); PCIe cards (issue #13061, 2 × RTX 4090)
+// show no such growth.
 double vllm_non_torch(const Plan& p, const Layout& l, bool samples, std::string* why) {
     const Job& job = p.job;
-    const bool nvls = job.gpu == nullptr || (job.gpu->domain >= 4 && job.gpu->link_gbps >= 450);
+    const bool nvls = nvls_gpu(job);
     const double base = (l.pp > 1 && !samples ? job.pp_overhead_gb : job.overhead_gb) * kBytesPerGB;
     const double comm = l.tp > 1 && nvls ? job.comm_buffers_gb * kBytesPerGB : 0;
     if (why)

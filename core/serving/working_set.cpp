@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "hardware/gpus.hpp"
 #include "text/errors.hpp"
 #include "text/units.hpp"
 
@@ -30,6 +31,8 @@ double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp
     const double a = static_cast<double>(need_dim(p.m.config.heads, "num_attention_heads", "attention scores"));
     return b * a / static_cast<double>(tp) * s_q * s_kv * bytes;
 }
+
+bool nvls_gpu(const Job& job) { return job.gpu == nullptr || (job.gpu->domain >= 4 && job.gpu->link_gbps >= 450); }
 
 double kv_for_batch(const Plan& p, const KvCost& k, int64_t seq, int64_t batch) {
     const int64_t share = p.job.dp_attention ? (batch + p.job.ep - 1) / p.job.ep : batch;

@@ -27,6 +27,11 @@ double layer_working_set(const Plan& p, double tokens, int64_t tp, double stream
 // (0 unless the job's attention is eager).
 double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp, double bytes);
 
+// NCCL sets up NVLink SHARP (NVLS) buffers for communicators of two or more GPUs on NVSwitch
+// systems of NVLink 4 and later (≥ 450 GB/s per GPU: H100, H200, B200; NCCL_NVLS_ENABLE), not on
+// PCIe cards or A100s. A GPU given only as device_gib is taken to have them.
+bool nvls_gpu(const Job& job);
+
 // The KV for batch × seq per GPU; with data-parallel attention each GPU holds its share.
 double kv_for_batch(const Plan& p, const KvCost& k, int64_t seq, int64_t batch);
 std::string kv_why(const Plan& p, const KvCost& k, double bytes);
