@@ -103,7 +103,7 @@ TEST_CASE("vLLM's eager-attention profile grows as s²: 4k and 8k tokens") {
 TEST_CASE("vllm_version selects the accounting; the default is the newest and says so") {
     const json h100 = {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}};
     const Job newest = parse_job(h100);
-    CHECK(std::string(newest.vllm_accounting) == "vLLM 0.21 and later (V1)");
+    CHECK(std::string(newest.vllm_accounting) == "vLLM 0.21 and later");
     CHECK(newest.vllm_version.find("newest") == 0);
     CHECK(newest.cudagraph_in_budget);
     // V1 on a GPU of 70 GiB or more: max_num_seqs 1024, max_num_batched_tokens 8192 (arg_utils.py); 256 and 2048

@@ -139,6 +139,9 @@ const char* kKnownFields =
 // where the user gives none, each named in the assumptions.
 void apply_vllm_version(const json& j, Job& job) {
     const auto given = j.find("vllm_version");
+    if (given != j.end() && given->is_number())
+        throw InputError("job.vllm_version", "must be text such as \"0.19.0\" (as a number 0.10 would read 0.1), got " +
+                                                 describe_value(*given));
     const std::string asked = given != j.end() ? text_field(*given, "job.vllm_version") : "newest";
     std::string resolved;
     const VllmVersionPreset& v = vllm_preset_for(asked, "job.vllm_version", resolved);
@@ -153,7 +156,7 @@ void apply_vllm_version(const json& j, Job& job) {
         throw InputError("job.vllm_engine", std::string("V1 arrived in vLLM 0.7 (VLLM_USE_V1=1); ") + v.label + " runs v0");
     job.vllm_version = resolved;
     job.vllm_accounting = v.label;
-    job.assumptions.push_back("vLLM " + resolved + ": " + v.label + ", " + vllm_engine_name(engine) + " engine" +
+    job.assumptions.push_back("vLLM " + resolved + ": the accounting of " + v.label + ", " + vllm_engine_name(engine) + " engine" +
                               (given == j.end() ? " (the newest; set vllm_version for another)" : ""));
     for (const auto* fields : {&v.fields, engine == VllmEngine::V1 ? &v.v1 : &v.v0})
         for (const PresetField& f : *fields) {

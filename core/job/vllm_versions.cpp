@@ -90,7 +90,7 @@ const std::vector<PresetField> kV1 = {
 };
 
 const std::vector<VllmVersionPreset> kPresets = {
-    {0, 2, 0, "vLLM 0.2 – 0.3.0 (V0)", VllmEngine::V0, true, false, {},
+    {0, 2, 0, "vLLM 0.2 – 0.3.0", VllmEngine::V0, true, false, {},
      join(kV0, {
          {"vllm_context_in_budget", "true",
           "v0.2.7 worker.py profile_num_available_blocks: peak = total − free after profiling, so the CUDA context, "
@@ -102,14 +102,14 @@ const std::vector<VllmVersionPreset> kPresets = {
          {"cudagraph_mode", "\"none\"", "CUDA graphs arrived in v0.2.7 (#1926); before, every step ran eager"},
      }),
      {}},
-    {0, 3, 1, "vLLM 0.3.1 – 0.5 (V0)", VllmEngine::V0, true, false, {},
+    {0, 3, 1, "vLLM 0.3.1 – 0.5", VllmEngine::V0, true, false, {},
      join(kV0, {
          {"overhead_gb", "1.922", "the nearest published V0 figure: vLLM PR #10511 (v0.6.5, H100, TP 1) non_torch_memory 1.79GiB"},
          {"comm_buffers_gb", "1.922", "PR #10511 (H100, TP 2): non_torch_memory 3.58GiB, 1.79 GiB more than at TP 1"},
          {"tokens_chunked_v0", "512", "config.py SchedulerConfig: max_num_batched_tokens 512 with chunked prefill (v0.4 – v0.6.4)"},
      }),
      {}},
-    {0, 6, 0, "vLLM 0.6.0 – 0.6.4 (V0)", VllmEngine::V0, true, false, {},
+    {0, 6, 0, "vLLM 0.6.0 – 0.6.4", VllmEngine::V0, true, false, {},
      join(kV0, {
          {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79GiB"},
          {"comm_buffers_gb", "1.922", "PR #10511 log (H100, TP 2): non_torch_memory 3.58GiB"},
@@ -117,14 +117,14 @@ const std::vector<VllmVersionPreset> kPresets = {
          {"capture_sizes", "\"v0\"", "v0.6.1 config.py _set_cudagraph_sizes: [1, 2, 4] + 8·i up to max_num_seqs"},
      }),
      {}},
-    {0, 6, 5, "vLLM 0.6.5 – 0.6.6 (V0)", VllmEngine::V0, true, false, {},
+    {0, 6, 5, "vLLM 0.6.5 – 0.6.6", VllmEngine::V0, true, false, {},
      join(kV0, {
          {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79GiB"},
          {"comm_buffers_gb", "1.922", "PR #10511 log (H100, TP 2): non_torch_memory 3.58GiB"},
          {"tokens_chunked_v0", "2048", "config.py SchedulerConfig: 2048 with chunked prefill (#10544, v0.6.5)"},
      }),
      {}},
-    {0, 7, 0, "vLLM 0.7 (V0; V1 with VLLM_USE_V1=1)", VllmEngine::V0, true, true, {},
+    {0, 7, 0, "vLLM 0.7", VllmEngine::V0, true, true, {},
      join(kV0, {
          {"overhead_gb", "0.215",
           "V0 utils.MemorySnapshot (#12126): non-torch = growth of device use less torch reserved; vLLM PR #14447 log "
@@ -137,31 +137,31 @@ const std::vector<VllmVersionPreset> kPresets = {
           "v0.7.3 v1/worker/gpu_model_runner.py profile_run: logits of the last token of each request, no sampler "
           "(added in v0.8.0, #13776)"},
      })},
-    {0, 8, 0, "vLLM 0.8.0 – 0.8.4 (V1)", VllmEngine::V1, true, true, {},
+    {0, 8, 0, "vLLM 0.8.0 – 0.8.4", VllmEngine::V1, true, true, {},
      join(kV0, {
          {"overhead_gb", "0.215", "vLLM PR #14447 log (V0 0.8, 24 GB cards): non_torch_memory takes 0.20GiB"},
          {"comm_buffers_gb", "0", "PR #14447 log (TP > 1 on PCIe cards): no NCCL growth over TP 1"},
      }),
      join(kV1, {{"seqs_default", "1024", "v0.8.0 arg_utils.py (#13726): max_num_seqs 1024 for V1 on every GPU"}})},
-    {0, 8, 5, "vLLM 0.8.5 (V1)", VllmEngine::V1, true, true, {},
+    {0, 8, 5, "vLLM 0.8.5", VllmEngine::V1, true, true, {},
      join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
      kV1},
-    {0, 9, 0, "vLLM 0.9 (V1)", VllmEngine::V1, true, true, {},
+    {0, 9, 0, "vLLM 0.9", VllmEngine::V1, true, true, {},
      join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
      join(kV1, {{"a100_small", "true", "arg_utils.py (#17885, v0.9.0): the large defaults skip A100s ('a100' not in device_name)"}})},
-    {0, 10, 0, "vLLM 0.10 (V1)", VllmEngine::V1, true, true, {},
+    {0, 10, 0, "vLLM 0.10", VllmEngine::V1, true, true, {},
      join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
      join(kV1, {
          {"a100_small", "true", "arg_utils.py (#17885): the large defaults skip A100s"},
          {"capture_sizes", "\"v1_twice\"", "v0.10.2 config _set_cudagraph_sizes (#20628): cuda_graph_sizes = [min(2·max_num_seqs, 512)]"},
      })},
-    {0, 11, 0, "vLLM 0.11 – 0.16 (V1)", VllmEngine::V1, false, true, {}, {},
+    {0, 11, 0, "vLLM 0.11 – 0.16", VllmEngine::V1, false, true, {}, {},
      join(kV1, {
          {"a100_small", "true", "v0.11.0 arg_utils.py _set_default_args: device_memory >= 70 GiB and 'a100' not in device_name"},
          {"capture_sizes", "\"v1_twice\"", "v0.11.0 config/__init__.py _set_cudagraph_sizes: [1, 2, 4] + range(8, min(2·max_num_seqs, 512) + 1, 8)"},
          {"cudagraph_mode", "\"full_and_piecewise\"", "v0.11.0 config/compilation.py: FULL_AND_PIECEWISE is the V1 default (#25444)"},
      })},
-    {0, 17, 0, "vLLM 0.17 – 0.20 (V1)", VllmEngine::V1, false, true, {}, {},
+    {0, 17, 0, "vLLM 0.17 – 0.20", VllmEngine::V1, false, true, {}, {},
      join(kV1, {
          {"a100_small", "true", "arg_utils.py: the large defaults skip A100s"},
          {"capture_sizes", "\"v1_twice16\"", "v0.19 logs (llm-d-planner): 51 sizes, 1 … 256 by 8, 272 … 512 by 16"},
@@ -174,7 +174,7 @@ const std::vector<VllmVersionPreset> kPresets = {
           "fused_moe/modular_kernel.py SharedResizableBuffer (in v0.11.0; on the default MoE path by v0.19, whose MoE "
           "runs' profile peaks include them): the workspaces outlive the forward"},
      })},
-    {0, 21, 0, "vLLM 0.21 and later (V1)", VllmEngine::V1, false, true, {}, {},
+    {0, 21, 0, "vLLM 0.21 and later", VllmEngine::V1, false, true, {}, {},
      join(kV1, {
          {"a100_small", "true", "arg_utils.py: the large defaults skip A100s"},
          {"capture_sizes", "\"v1_twice16\"", "51 capture sizes as in v0.19 logs"},

@@ -14,7 +14,7 @@ namespace vramcalc {
 
 struct VllmVersionPreset {
     int major, minor, patch;        // the first release the entry covers
-    const char* label;              // "vLLM 0.17 – 0.20 (V1)", shown in the output
+    const char* label;              // "vLLM 0.17 – 0.20", shown in the output
     VllmEngine engine;              // the engine this release runs by default
     bool has_v0, has_v1;            // which engines the release ships
     std::vector<PresetField> fields;  // both engines

@@ -42,7 +42,8 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.max_model_len = v.max_model_len;
     s.profile_tokens = v.tokens;
     s.max_num_seqs = v.seqs;
-    s.engine_version = "vLLM " + job.vllm_version + ": " + job.vllm_accounting + ", " + vllm_engine_name(job.vllm_engine) + " engine";
+    s.engine_version = "vLLM " + job.vllm_version + ": the accounting of " + job.vllm_accounting + ", " +
+                       vllm_engine_name(job.vllm_engine) + " engine";
     const bool v1 = job.vllm_engine == VllmEngine::V1;
     // The stage that samples (the last, or the only one) and, with stages, the first.
     const VllmProfile last = vllm_profile(p, l, v, true, true, explain);
