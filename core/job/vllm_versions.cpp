@@ -89,6 +89,38 @@ const std::vector<PresetField> kV1 = {
     {"enable_prefix_caching", "true", "arg_utils.py _set_default_args_v1: prefix caching on"},
 };
 
+// The V0 engine's non-torch figures: PR #10511's (H100, v0.6.5) up to 0.6, PR #14447's from 0.7.
+const std::vector<PresetField> kV0Mid = join(kV0, {
+    {"overhead_gb", "1.922", "vLLM PR #10511 log (v0.6.5, H100, TP 1): non_torch_memory 1.79GiB"},
+    {"comm_buffers_gb", "1.922", "PR #10511 log (H100, TP 2): non_torch_memory 3.58GiB, 1.79 GiB more than at TP 1"},
+    {"tokens_chunked_v0", "512", "config.py SchedulerConfig: max_num_batched_tokens 512 with chunked prefill (v0.4 – v0.6.4)"},
+});
+const std::vector<PresetField> kV0Late = join(kV0, {
+    {"overhead_gb", "0.215",
+     "V0 utils.MemorySnapshot (#12126): non-torch = growth of device use less torch reserved; vLLM PR #14447 log "
+     "(V0 0.8, 24 GB cards): non_torch_memory takes 0.20GiB"},
+    {"comm_buffers_gb", "0", "PR #14447 / issue #13061 logs (PCIe cards, TP > 1): no NCCL growth over TP 1"},
+});
+// V1 from 0.9 (the A100 rule), from 0.11 (FULL_AND_PIECEWISE) and from 0.17 (the Triton sampler).
+const std::vector<PresetField> kV1Nine = join(kV1, {
+    {"a100_small", "true", "arg_utils.py (#17885, v0.9.0; v0.11.0 _set_default_args): the large defaults skip A100s "
+                           "('a100' not in device_name)"},
+});
+const std::vector<PresetField> kV1Eleven = join(kV1Nine, {
+    {"capture_sizes", "\"v1_twice\"", "v0.11.0 config/__init__.py _set_cudagraph_sizes: [1, 2, 4] + range(8, min(2·max_num_seqs, 512) + 1, 8)"},
+    {"cudagraph_mode", "\"full_and_piecewise\"", "v0.11.0 config/compilation.py: FULL_AND_PIECEWISE is the V1 default (#25444)"},
+});
+const std::vector<PresetField> kV1Triton = join(kV1Eleven, {
+    {"capture_sizes", "\"v1_twice16\"", "v0.19 logs (llm-d-planner): 51 sizes, 1 … 256 by 8, 272 … 512 by 16"},
+    {"sampler_extra_bytes", "12",
+     "v1/sample/ops/topk_topp_triton.py (PR #33538, Triton top-k/top-p without the sort): the fp32 logits (4 B), "
+     "the softmax probabilities (4) and random_sample's exponential noise (4) per logit (vramcalc's reading)"},
+    {"sampler_fixed_mib", "80", "PR #33538: the Triton kernel's [programs, vocab] buffers, 'around ~80MiB of extra VRAM'"},
+    {"moe_workspace_kept", "true",
+     "fused_moe/modular_kernel.py SharedResizableBuffer (in v0.11.0; on the default MoE path by v0.19, whose MoE "
+     "runs' profile peaks include them): the workspaces outlive the forward"},
+});
+
 const std::vector<VllmVersionPreset> kPresets = {
     {0, 2, 0, "vLLM 0.2 – 0.3.0", VllmEngine::V0, true, false, {},
      join(kV0, {
@@ -102,86 +134,27 @@ const std::vector<VllmVersionPreset> kPresets = {
          {"cudagraph_mode", "\"none\"", "CUDA graphs arrived in v0.2.7 (#1926); before, every step ran eager"},
      }),
      {}},
-    {0, 3, 1, "vLLM 0.3.1 – 0.5", VllmEngine::V0, true, false, {},
-     join(kV0, {
-         {"overhead_gb", "1.922", "the nearest published V0 figure: vLLM PR #10511 (v0.6.5, H100, TP 1) non_torch_memory 1.79GiB"},
-         {"comm_buffers_gb", "1.922", "PR #10511 (H100, TP 2): non_torch_memory 3.58GiB, 1.79 GiB more than at TP 1"},
-         {"tokens_chunked_v0", "512", "config.py SchedulerConfig: max_num_batched_tokens 512 with chunked prefill (v0.4 – v0.6.4)"},
-     }),
-     {}},
-    {0, 6, 0, "vLLM 0.6.0 – 0.6.4", VllmEngine::V0, true, false, {},
-     join(kV0, {
-         {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79GiB"},
-         {"comm_buffers_gb", "1.922", "PR #10511 log (H100, TP 2): non_torch_memory 3.58GiB"},
-         {"tokens_chunked_v0", "512", "config.py SchedulerConfig: 512 with chunked prefill until #10544"},
-         {"capture_sizes", "\"v0\"", "v0.6.1 config.py _set_cudagraph_sizes: [1, 2, 4] + 8·i up to max_num_seqs"},
-     }),
-     {}},
+    {0, 3, 1, "vLLM 0.3.1 – 0.5", VllmEngine::V0, true, false, {}, kV0Mid, {}},
+    {0, 6, 0, "vLLM 0.6.0 – 0.6.4", VllmEngine::V0, true, false, {}, kV0Mid, {}},
     {0, 6, 5, "vLLM 0.6.5 – 0.6.6", VllmEngine::V0, true, false, {},
-     join(kV0, {
-         {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79GiB"},
-         {"comm_buffers_gb", "1.922", "PR #10511 log (H100, TP 2): non_torch_memory 3.58GiB"},
-         {"tokens_chunked_v0", "2048", "config.py SchedulerConfig: 2048 with chunked prefill (#10544, v0.6.5)"},
-     }),
-     {}},
-    {0, 7, 0, "vLLM 0.7", VllmEngine::V0, true, true, {},
-     join(kV0, {
-         {"overhead_gb", "0.215",
-          "V0 utils.MemorySnapshot (#12126): non-torch = growth of device use less torch reserved; vLLM PR #14447 log "
-          "(V0, 24 GB cards): non_torch_memory takes 0.20GiB"},
-         {"comm_buffers_gb", "0", "PR #14447 / issue #13061 logs (PCIe cards, TP > 1): no NCCL growth over TP 1"},
-     }),
+     join(kV0Mid, {{"tokens_chunked_v0", "2048", "config.py SchedulerConfig: 2048 with chunked prefill (#10544, v0.6.5)"}}), {}},
+    {0, 7, 0, "vLLM 0.7", VllmEngine::V0, true, true, {}, kV0Late,
      join(kV1, {
          {"seqs_default", "1024", "v0.7.3 arg_utils.py EngineArgs.__post_init__: max_num_seqs 1024 under VLLM_USE_V1"},
          {"sampler_in_profile", "false",
           "v0.7.3 v1/worker/gpu_model_runner.py profile_run: logits of the last token of each request, no sampler "
           "(added in v0.8.0, #13776)"},
      })},
-    {0, 8, 0, "vLLM 0.8.0 – 0.8.4", VllmEngine::V1, true, true, {},
-     join(kV0, {
-         {"overhead_gb", "0.215", "vLLM PR #14447 log (V0 0.8, 24 GB cards): non_torch_memory takes 0.20GiB"},
-         {"comm_buffers_gb", "0", "PR #14447 log (TP > 1 on PCIe cards): no NCCL growth over TP 1"},
-     }),
+    {0, 8, 0, "vLLM 0.8.0 – 0.8.4", VllmEngine::V1, true, true, {}, kV0Late,
      join(kV1, {{"seqs_default", "1024", "v0.8.0 arg_utils.py (#13726): max_num_seqs 1024 for V1 on every GPU"}})},
-    {0, 8, 5, "vLLM 0.8.5", VllmEngine::V1, true, true, {},
-     join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
-     kV1},
-    {0, 9, 0, "vLLM 0.9", VllmEngine::V1, true, true, {},
-     join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
-     join(kV1, {{"a100_small", "true", "arg_utils.py (#17885, v0.9.0): the large defaults skip A100s ('a100' not in device_name)"}})},
-    {0, 10, 0, "vLLM 0.10", VllmEngine::V1, true, true, {},
-     join(kV0, {{"overhead_gb", "0.215", "vLLM PR #14447 log: non_torch_memory takes 0.20GiB"}, {"comm_buffers_gb", "0", "PCIe"}}),
-     join(kV1, {
-         {"a100_small", "true", "arg_utils.py (#17885): the large defaults skip A100s"},
-         {"capture_sizes", "\"v1_twice\"", "v0.10.2 config _set_cudagraph_sizes (#20628): cuda_graph_sizes = [min(2·max_num_seqs, 512)]"},
-     })},
-    {0, 11, 0, "vLLM 0.11 – 0.16", VllmEngine::V1, false, true, {}, {},
-     join(kV1, {
-         {"a100_small", "true", "v0.11.0 arg_utils.py _set_default_args: device_memory >= 70 GiB and 'a100' not in device_name"},
-         {"capture_sizes", "\"v1_twice\"", "v0.11.0 config/__init__.py _set_cudagraph_sizes: [1, 2, 4] + range(8, min(2·max_num_seqs, 512) + 1, 8)"},
-         {"cudagraph_mode", "\"full_and_piecewise\"", "v0.11.0 config/compilation.py: FULL_AND_PIECEWISE is the V1 default (#25444)"},
-     })},
-    {0, 17, 0, "vLLM 0.17 – 0.20", VllmEngine::V1, false, true, {}, {},
-     join(kV1, {
-         {"a100_small", "true", "arg_utils.py: the large defaults skip A100s"},
-         {"capture_sizes", "\"v1_twice16\"", "v0.19 logs (llm-d-planner): 51 sizes, 1 … 256 by 8, 272 … 512 by 16"},
-         {"cudagraph_mode", "\"full_and_piecewise\"", "config/compilation.py: FULL_AND_PIECEWISE default (v0.19 log: PIECEWISE=51, FULL=51)"},
-         {"sampler_extra_bytes", "12",
-          "v1/sample/ops/topk_topp_triton.py (PR #33538, Triton top-k/top-p without the sort): the fp32 logits (4 B), "
-          "the softmax probabilities (4) and random_sample's exponential noise (4) per logit (vramcalc's reading)"},
-         {"sampler_fixed_mib", "80", "PR #33538: the Triton kernel's [programs, vocab] buffers, 'around ~80MiB of extra VRAM'"},
-         {"moe_workspace_kept", "true",
-          "fused_moe/modular_kernel.py SharedResizableBuffer (in v0.11.0; on the default MoE path by v0.19, whose MoE "
-          "runs' profile peaks include them): the workspaces outlive the forward"},
-     })},
+    {0, 8, 5, "vLLM 0.8.5", VllmEngine::V1, true, true, {}, kV0Late, kV1},
+    {0, 9, 0, "vLLM 0.9", VllmEngine::V1, true, true, {}, kV0Late, kV1Nine},
+    {0, 10, 0, "vLLM 0.10", VllmEngine::V1, true, true, {}, kV0Late,
+     join(kV1Nine, {{"capture_sizes", "\"v1_twice\"", "v0.10.2 config _set_cudagraph_sizes (#20628): [min(2·max_num_seqs, 512)]"}})},
+    {0, 11, 0, "vLLM 0.11 – 0.16", VllmEngine::V1, false, true, {}, {}, kV1Eleven},
+    {0, 17, 0, "vLLM 0.17 – 0.20", VllmEngine::V1, false, true, {}, {}, kV1Triton},
     {0, 21, 0, "vLLM 0.21 and later", VllmEngine::V1, false, true, {}, {},
-     join(kV1, {
-         {"a100_small", "true", "arg_utils.py: the large defaults skip A100s"},
-         {"capture_sizes", "\"v1_twice16\"", "51 capture sizes as in v0.19 logs"},
-         {"cudagraph_mode", "\"full_and_piecewise\"", "config/compilation.py: FULL_AND_PIECEWISE default"},
-         {"sampler_extra_bytes", "12", "Triton top-k/top-p sampler (PR #33538)"},
-         {"sampler_fixed_mib", "80", "PR #33538: ~80 MiB of Triton buffers"},
-         {"moe_workspace_kept", "true", "fused_moe/modular_kernel.py SharedResizableBuffer: the workspaces outlive the forward"},
+     join(kV1Triton, {
          {"cudagraph_in_budget", "true",
           "PR #30515: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, on by default since v0.21.0 ('CUDA graph memory "
           "profiling is enabled (default since v0.21.0)'): the graphs' estimate joins the non-KV memory"},
