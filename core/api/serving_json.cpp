@@ -19,7 +19,7 @@ void write_serving_job_fields(JsonWriter& w, const Job& job) {
     w.field("split_mode", split_mode_name(job.split_mode)).key("tensor_split").begin_array();
     for (double x : job.tensor_split) w.value(x);
     w.end_array().field("main_gpu", job.main_gpu).field("ollama_spread", job.ollama_spread);
-    w.field("vllm_version", job.vllm_version).field("vllm_accounting", job.vllm_accounting);
+    w.field("vllm_version", job.vllm_version);
     w.field("vllm_engine", job.engine == Engine::Vllm ? vllm_engine_name(job.vllm_engine) : "");
     w.field("enforce_eager", job.enforce_eager).field("cudagraph_mode", cudagraph_mode_name(job.cudagraph_mode));
     w.field("max_cudagraph_capture_size", job.max_cudagraph_capture_size).field("cudagraph_in_budget", job.cudagraph_in_budget);
