@@ -39,7 +39,11 @@ Job (defaults in brackets):
   --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k  [bf16]
   --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
   --batch N             micro-batch per GPU                           [1]
-  --seq N               tokens per sequence                           [4096]
+  --seq N               tokens per sequence (encoder-decoders: the decoder's)  [4096]
+  --encoder-seq N       encoder-decoders: the encoder's input tokens (0 = seq; Whisper: 1500 frames)  [0]
+  --head H              auto | causal_lm | seq2seq_lm | masked_lm | pretraining | sequence_classification |
+                        token_classification | question_answering | ctc | base | encoder  [auto: architectures]
+  --num-labels N        classification outputs (0 = the config's id2label, else 2)  [0]
   --checkpointing C     none | selective | full | selective_op        [none]
   --flash | --no-flash  FlashAttention on/off                         [on]
   --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]
@@ -48,6 +52,14 @@ Job (defaults in brackets):
   --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
   --no-master-weights   pure 16-bit training without an fp32 master copy
   --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, auto, 0]
+  --cp N  --ep N  --etp N  --shard-degree N   context / expert parallel, hybrid sharding
+  --framework F         hf | accelerate_fsdp | torchtune | deepspeed | megatron | nemo | unsloth | torchtitan
+  --sharding-impl I     fsdp2 | fsdp1 | deepspeed | megatron          [fsdp2]
+  --reshard-after-forward R   always | never | torchtitan            [always]
+  --pp-schedule S       1f1b | gpipe | interleaved_1f1b | zbv | dualpipev  [1f1b]
+  --pp-virtual V  --grad-accum M  --pp-stage peak|first|last         [2, 1 (under PP: pp), peak]
+  --sequence-parallel true|false  --fp8 none|torchao|te  --fp8-all-gather true
+  --offload-params true  --offload-optimizer true   FSDP / ZeRO CPU offload (host RAM shown)
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
   --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]
@@ -87,7 +99,9 @@ Cluster planner (throughput, interconnect, time and cost; any of these turns it 
   --fabric ID           network between nodes                         [ib-ndr]
   --cluster PATH        cluster fields from a JSON file (flags override)
   --cluster-FIELD V     any cluster field, e.g. --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
-                        --cluster-global-batch 1024 --cluster-compute-efficiency 0.4 --cluster-concurrency 8
+                        --cluster-global-batch 1024 --cluster-concurrency 8 --cluster-fp8 tensorwise
+                        --cluster-schedule zbv --cluster-attention fa3 --cluster-node-limit 4
+                        --cluster-compute-efficiency 0.4 (the single override of the per-op rates)
   --plan                run the planner with the defaults
   --list-gpus           list the accelerators and fabrics and exit
   The job's --gpus/--tp/--pp/--zero set the layout to time; without them it is recommended.

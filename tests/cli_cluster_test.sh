@@ -22,6 +22,11 @@ expect "list gpus" 0 "^gb200	GB200 \(NVL72\) 186GB	2500 TFLOPS BF16" -- --list-g
 expect "list fabrics" 0 "^eth-100	Ethernet 100 Gb/s" -- --list-gpus
 expect "train report" 0 "Training step \(TP 1 × PP 1 × DP 8, ZeRO-3/FSDP, 1 micro-batch\)" -- --model llama-3.1-8b --mode train --gpus 8 --zero 3 --plan
 expect "recommendation" 0 "^Recommended layout \([0-9]+ considered\)" -- --model llama-3.1-70b --mode train --gpus 16 --checkpointing full --gpu h100
+expect "per-op fp8" 0 "^    torchao float8 tensorwise casts and scales" -- --model llama-3.1-8b --mode train --seq 8192 --batch 2 --checkpointing selective_op --gpus 8 --zero 3 --cluster-fp8 tensorwise
+expect "schedule" 0 "Pipeline bubble .*" -- --model llama-3.1-8b --mode train --gpus 4 --pp 4 --cluster-schedule zbv
+expect "bad schedule" 2 "^vramcalc: error: cluster.schedule: must be one of" -- --mode train --plan --cluster-schedule zigzag
+expect "gpt-oss on llama.cpp" 0 "^Serving \(TP 1 × PP 1, one replica\)" -- --model gpt-oss-20b --engine llamacpp --gpu rtx3090 --plan
+expect "decode KV" 0 "the running sequences hold 0.54 GB of KV at the prompt" -- --model llama-3-8b --engine vllm --gpu h100 --plan
 expect "ethernet bound" 0 "communication-bound: FSDP" -- --model llama-3.1-8b --mode train --gpus 64 --zero 3 --fabric eth-100
 expect "budget" 0 "Budget: 1.00 T tokens in .*GPU-hours, \\$" -- --model llama-3.1-8b --mode train --gpus 8 --plan --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
 expect "serve report" 0 "Decode: [0-9.]+ tok/s per sequence" -- --model llama-3.1-70b --dtype q4_k_m --gpus 2 --gpu rtx4090

@@ -229,13 +229,7 @@ TEST_CASE("ZeRO stages partition model states over data-parallel GPUs") {
     }
 }
 
-TEST_CASE("pipeline parallel splits model states but not first-stage activations") {
-    const Breakdown one = run("llama-3-8b", {{"mode", "train"}});
-    const Breakdown pp4 = run("llama-3-8b", {{"mode", "train"}, {"gpus", 4}, {"pp", 4}});
-    CHECK(term(pp4, kWeights) == term(one, kWeights) / 4);
-    CHECK(term(pp4, kOptimizer) == term(one, kOptimizer) / 4);
-    CHECK(term(pp4, kActivations) == term(one, kActivations));
-}
+// Pipeline stages, schedules and the other multi-GPU mechanisms: tests/test_parallel.cpp.
 
 TEST_CASE("LoRA and QLoRA") {
     // LoRA r=16 on every linear layer of Llama-3-8B, per layer:

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "helpers.hpp"
+#include "text/units.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -18,11 +19,14 @@ double quantity(const std::string& name, const Estimate& e, const Job& job) {
     const auto& b = e.breakdown.bytes;
     if (name == "params_total") return e.params.total;
     if (name == "weights") return b[kWeights];
+    // What nvidia-smi shows once a model is loaded and nothing has run: its weights and the CUDA context.
+    if (name == "weights_and_context") return b[kWeights] + job.overhead_gb * kBytesPerGB;
     if (name == "model_states") return e.model_states_bytes;
     if (name == "activations_saved") return e.activations_saved_bytes;
     if (name == "kv_cache") return b[kKvCache];
     if (name == "kv_cache_per_token") return b[kKvCache] / static_cast<double>(job.seq * job.batch);
     if (name == "total") return e.breakdown.total();
+    if (name == "steady") return e.steady_bytes;
     throw std::runtime_error("published.json: unknown quantity " + name);
 }
 
@@ -36,7 +40,9 @@ void run_table(const std::string& file, size_t min_rows) {
         CHECK_MESSAGE(ids.insert(id).second, "row " << id << " appears twice");
         CAPTURE(id);
         CAPTURE(row["source"].get<std::string>());
-        const json config = row.contains("model") ? find_model(test::models(), row["model"]).config : row["config"];
+        const json config = row.contains("model")            ? find_model(test::models(), row["model"]).config
+                            : row.contains("config_fixture") ? json::parse(test::fixture(row["config_fixture"]))
+                                                             : row["config"];
         const Model model = prepare_model(parse_config(config));
         const Job job = parse_job(row["job"]);
         const Estimate e = estimate(model, job);

@@ -9,9 +9,9 @@ namespace vramcalc {
 
 Estimate estimate(const Model& m, const Job& job, bool explain) {
     Estimate e;
-    e.params = m.params;
     e.layout = resolve_layout(m.config, job);
     const Plan plan = make_plan(m, job);
+    e.params = plan.m.params;  // with the job's head
     e.trainable_params = plan.trainable;
     const Step step = run_step(plan, e.layout, explain);
     e.breakdown = step.breakdown;
@@ -20,11 +20,14 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.reserved_bytes = step.reserved;
     e.device_bytes = step.device;
     e.cpu_bytes = step.cpu;
+    e.steady_bytes = step.steady;
+    e.share = step.share;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
-    if (trains(job) && m.config.family != Family::Explicit) e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
-    e.model_states_bytes = weights_term(plan, e.layout, nullptr) + gradients_term(plan, e.layout, nullptr) +
-                           optimizer_term(plan, e.layout, nullptr);
+    if (trains(job) && m.config.family != Family::Explicit)
+        e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +
+                           optimizer_term(plan, e.layout, step.share, nullptr);
     e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
     e.weights_source = plan.exact ? WeightsSource::Exact : plan.shipped ? WeightsSource::QuantizationConfig : WeightsSource::Job;
     e.weights_reference_bytes = base_weights_bytes(plan, nullptr);

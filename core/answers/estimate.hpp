@@ -44,6 +44,7 @@ struct Estimate {
     double allocated_bytes = 0, reserved_bytes = 0, device_bytes = 0;  // the peak as each kind counts it
     double activations_saved_bytes = 0;  // every block's saved tensors + the loss's, at the end of forward
     double model_states_bytes = 0;       // weights + all gradients + optimizer states per GPU, as after a full backward
+    double steady_bytes = 0;             // allocated after the optimizer step (torch.cuda.memory_allocated between steps)
     double cpu_bytes = 0;                // CPU RAM for offloaded states, parameters and activations
     double weights_reference_bytes = 0;  // unsharded weights in the job's format: the "raw weights"
     double ratio_to_weights = 0;         // total per GPU × GPUs holding a copy of the model / raw weights
@@ -52,6 +53,7 @@ struct Estimate {
     std::vector<std::string> notes;
     std::vector<GpuFit> fits;
     ServingInfo serving;                 // inference: engine pool, offload split, fit on the chosen GPU
+    Share share;                         // the GPU described (training: its pipeline stage and parameters)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

@@ -27,8 +27,9 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
     }
     if (job.mode == Mode::Train) {
         const Layout one;
-        const double states = (weights_term(plan, one, nullptr) + gradients_term(plan, one, nullptr) +
-                               optimizer_term(plan, one, nullptr)) / P;
+        const Share all = share_of(plan, one, 0);
+        const double states = (weights_term(plan, one, all, nullptr) + gradients_term(plan, one, all, nullptr) +
+                               optimizer_term(plan, one, all, nullptr)) / P;
         const double w = e.weights_reference_bytes / P;
         notes.push_back("The \"6–10 × the weights\" rule: full training keeps " + plain_number(states) +
                         " bytes of model state per parameter (weights + gradients + optimizer) against " + plain_number(w) +
@@ -47,9 +48,16 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
         notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
                         " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");
     if (!trains(job) && job.zero > 0) notes.push_back("ZeRO applies to training only; ignored for inference.");
-    if (trains(job) && e.layout.pp > 1)
-        notes.push_back("Pipeline parallel (1F1B): the first stage holds activations of " + count(e.layout.pp) +
-                        " micro-batches of L/" + count(e.layout.pp) + " layers, as much as the whole model's for one.");
+    if (trains(job) && e.layout.pp > 1) {
+        const Share& s = e.share;
+        notes.push_back(std::string("Pipeline parallel (") + pp_schedule_name(job.pp_schedule) + ", " +
+                        plain_number(s.microbatches) + " micro-batches): the figures are stage " + count(s.stage + 1) + " of " +
+                        count(s.stages) + (s.first ? ", the first (it holds the embedding and the most micro-batches in flight)"
+                                                   : ", the last (it holds the head and the loss)") +
+                        ": " + plain_number(s.layers) + " layers, " + plain_number(s.in_flight) +
+                        " micro-batches of their activations in flight" +
+                        (job.pp_stage == PpStage::Peak ? "; the stage that needs the most (pp_stage picks another)." : "."));
+    }
     if (trains(job) && e.layout.dp > 1)
         notes.push_back("batch is the micro-batch per GPU; the global batch is " + count(job.batch * e.layout.dp * job.grad_accum) + ".");
     if (e.cpu_bytes > 0) notes.push_back("CPU memory needed for offloaded tensors: " + gb_text(e.cpu_bytes) + ".");

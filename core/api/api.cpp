@@ -8,6 +8,7 @@
 
 #include "text/errors.hpp"
 #include "hardware/gpus.hpp"
+#include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "api/serving_json.hpp"
 #include "text/json_text.hpp"
@@ -20,13 +21,14 @@ namespace {
 
 using nlohmann::json;
 
-void write_counts(JsonWriter& w, const Model& m) {
-    const ModelConfig& c = m.config;
+// The model's counts: `params` are the config's own head's (counts_answer) or the job's (estimate_json).
+void write_counts(JsonWriter& w, const ModelConfig& c, const ParamCounts& params, Head head) {
     w.begin_object();
     w.field("model_type", c.family == Family::Explicit ? "explicit" : c.model_type);
-    w.field("params_total", m.params.total).field("params_active", m.params.active);
-    w.field("params_total_text", params_text(m.params.total)).field("params_active_text", params_text(m.params.active));
-    w.field("params_embeddings", m.params.embeddings);
+    w.field("head", head_name(head));
+    w.field("params_total", params.total).field("params_active", params.active);
+    w.field("params_total_text", params_text(params.total)).field("params_active_text", params_text(params.active));
+    w.field("params_embeddings", params.embeddings);
     w.field("is_moe", c.is_moe()).field("experts", c.experts).field("experts_per_token", c.experts_per_token);
     w.field("layers", c.layers).field("hidden_size", c.hidden).field("heads", c.heads).field("kv_heads", c.kv_heads);
     w.field("vocab_size", c.vocab).field("mla", c.is_mla());
@@ -40,7 +42,9 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
     w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
     w.field("fp32_gradients", job.fp32_gradients).field("grad_accum", job.grad_accum);
-    w.field("batch", job.batch).field("seq", job.seq).field("checkpointing", checkpointing_name(job.checkpointing));
+    w.field("batch", job.batch).field("seq", job.seq).field("encoder_seq", job.encoder_seq);
+    w.field("head", job.head_auto ? "auto" : head_name(job.head)).field("num_labels", job.num_labels);
+    w.field("checkpointing", checkpointing_name(job.checkpointing));
     w.field("activation_offload", job.activation_offload).field("attention", attention_name(job.attention));
     w.field("flash_attention", job.attention != Attention::Eager);
     w.field("loss", loss_name(job.loss)).field("loss_chunks", job.loss_chunks).field("compile", job.compile);
@@ -133,7 +137,7 @@ const std::string& capacity_text_of(const char* gpu_id) {
 std::string counts_answer(const Model& model) {
     JsonWriter w;
     w.begin_object().field("ok", true);
-    write_counts(w.key("model"), model);
+    write_counts(w.key("model"), model.config, model.params, model.config.head);
     return w.end_object().str();
 }
 
@@ -197,10 +201,16 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     const double all_gpus = total * static_cast<double>(e.layout.gpus);
     JsonWriter w;
     w.begin_object().field("ok", true);
-    write_counts(w.key("model"), model);
+    write_counts(w.key("model"), model.config, e.params, job.head_auto ? model.config.head : job.head);
     write_job(w.key("job"), job);
     w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
-    w.field("pp", e.layout.pp).field("zero", e.layout.zero).end_object();
+    w.field("pp", e.layout.pp).field("zero", e.layout.zero).field("cp", e.layout.cp).end_object();
+    if (trains(job))  // the GPU the figures describe: its pipeline stage, its blocks, micro-batches in flight
+        w.key("stage").begin_object().field("index", e.share.stage).field("stages", e.share.stages)
+            .field("layers", e.share.layers).field("in_flight", e.share.in_flight)
+            .field("microbatches", e.share.microbatches).field("first", e.share.first).field("last", e.share.last)
+            .end_object();
+    w.field("steady_bytes", e.steady_bytes).field("steady_text", gb_text(e.steady_bytes));
     w.field("trainable_params", e.trainable_params).field("trainable_text", params_text(e.trainable_params));
     w.field("weight_format", e.weight_format_label).field("weights_source", weights_source_name(e.weights_source));
     w.key("terms").begin_array();
@@ -310,6 +320,7 @@ std::string options_json() {
     list("kv_dtypes", kv_format_names());
     list("optimizers", optimizer_names());
     list("checkpointing", checkpointing_names());
+    list("heads", head_names());
     list("model_init", model_init_names());
     list("qlora_matmul", qlora_matmul_names());
     list("attention", attention_names());
@@ -317,6 +328,11 @@ std::string options_json() {
     list("precision", precision_names());
     list("report", memory_kind_names());
     list("frameworks", framework_names());
+    list("sharding_impl", sharding_impl_names());
+    list("reshard_after_forward", reshard_names());
+    list("pp_schedule", pp_schedule_names());
+    list("pp_stage", pp_stage_names());
+    list("fp8", fp8_names());
     list("engines", engine_names());
     list("split_modes", split_mode_names());
     list("cache_implementations", cache_impl_names());

@@ -91,7 +91,10 @@ void write_assumptions(JsonWriter& w, const ClusterRequest& r) {
     auto row = [&](const char* key, double value, const std::string& text) {
         w.begin_object().field("key", key).field("value", value).field("text", text).end_object();
     };
-    row("compute_efficiency", a.compute_efficiency, "math runs at " + percent_text(a.compute_efficiency) + " of the dense peak");
+    row("compute_efficiency", a.compute_efficiency,
+        a.compute_efficiency > 0 ? "math runs at " + percent_text(a.compute_efficiency) + " of the dense peak (override)"
+                                 : "each op at its measured rate: GEMMs at " + tflops_text(r.rates.gemm16 / 1e12) +
+                                       " BF16 (" + r.rates.gemm_source + "), attention: " + r.rates.attn_source);
     row("memory_efficiency", a.memory_efficiency, "decode reads memory at " + percent_text(a.memory_efficiency) + " of peak bandwidth");
     row("link_efficiency", a.link_efficiency, "collectives reach " + percent_text(a.link_efficiency) + " of link line rate");
     row("overlap", a.overlap, "data-parallel and context-parallel traffic hides under " + percent_text(a.overlap) + " of compute");
@@ -148,16 +151,27 @@ void write_step(JsonWriter& w, const TrainStep& s, const ClusterRequest& r) {
         w.field("share", exposed / s.step_s).field("time_text", duration_text(time)).field("exposed_text", duration_text(exposed));
         w.field("share_text", percent_text(exposed / s.step_s)).field("why", why).end_object();
     };
+    std::string biggest;
+    double most = 0;
+    for (const Op& op : s.ops)
+        if (op.time_s > most) most = op.time_s, biggest = op.label;
     term("compute", "Compute", "", s.compute_s, s.compute_s,
-         printf_text("%.3g", s.hardware_flops_per_token / 1e9) + " GFLOP per token × " + count_text(s.tokens_per_step) +
-             " tokens ÷ " + n_text(p.gpus()) + " GPUs ÷ (" + tflops_text(r.peak_tflops) + " × " +
-             percent_text(r.assume.compute_efficiency) + ")");
-    if (s.bubble_s > 0)
-        term("bubble", "Pipeline bubble", "", s.bubble_s, s.bubble_s,
-             "(p − 1)/(v·m) = " + n_text(p.pp - 1) + "/(" + n_text(p.virtual_stages) + " × " + n_text(p.microbatches) +
-                 ") of the compute time");
+         r.assume.compute_efficiency > 0
+             ? "every matmul and attention FLOP at " + percent_text(r.assume.compute_efficiency) + " of its peak (the override)"
+             : "per-op roofline over " + n_text(static_cast<int64_t>(s.ops.size())) + " ops (below); the largest: " + biggest);
+    if (s.bubble_s > 0) term("bubble", "Pipeline bubble", "", s.bubble_s, s.bubble_s, s.bubble_why);
     for (const auto& c : s.comms) term(c.key, c.label, c.link, c.time_s, c.exposed_s, c.why + ", " + gb_text(c.bytes) + " per GPU per step");
     w.end_array();
+    w.key("ops").begin_array();
+    for (const Op& op : s.ops) {
+        w.begin_object().field("key", op.key).field("label", op.label).field("time_s", op.time_s);
+        w.field("share", op.time_s / s.step_s).field("time_text", duration_text(op.time_s));
+        w.field("share_text", percent_text(op.time_s / s.step_s)).field("flops", op.flops).field("bytes", op.bytes);
+        w.field("why", op.why).end_object();
+    }
+    w.end_array();
+    w.field("schedule", s.schedule);
+    w.field("precision", r.recipe ? r.recipe->label : "BF16");
     w.field("bound", s.bound_key).field("bound_text", bound_text(s));
     w.field("memory_bytes", s.memory_bytes).field("memory_text", gb_text(s.memory_bytes) + " per GPU").field("fits", s.fits);
     w.field("fits_text", s.fits ? "fits in " + capacity_text(gpu_bytes(r.gpu)) : "does not fit in " + capacity_text(gpu_bytes(r.gpu)));
@@ -211,23 +225,39 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         const TrainStep chosen = r.auto_layout ? (ranked.empty() ? throw InputError("cluster.gpus", "no layout splits this model over " + n_text(r.gpus) + " GPUs") : ranked.front())
                                                : train_step(model, job, r, checked_layout(model, job, r));
         write_step(w, chosen, r);
+        // The recommender only returns layouts that fit (the estimate's own per-GPU memory); when none
+        // does, best is null and the least memory-hungry layout is shown, flagged, with what to change.
+        const bool any = !ranked.empty() && ranked.front().fits;
         w.key("recommendation").begin_object().field("considered", static_cast<int64_t>(ranked.size()));
-        if (!ranked.empty()) {
-            w.key("best");
+        int64_t fitting = 0;
+        for (const auto& t : ranked) fitting += t.fits ? 1 : 0;
+        w.field("fitting", fitting);
+        w.key("best");
+        if (any) write_summary(w, ranked.front());
+        else w.raw("null");
+        const bool runner = ranked.size() > 1 && ranked[1].fits;
+        w.key("runner_up");
+        if (runner) write_summary(w, ranked[1]);
+        else w.raw("null");
+        if (!any && !ranked.empty()) {  // none fits: the recommender sorted them least memory first
+            w.key("least_memory");
             write_summary(w, ranked.front());
-            const bool runner = ranked.size() > 1 && ranked[1].fits;
-            w.key("runner_up");
-            if (runner) write_summary(w, ranked[1]);
-            else w.raw("null");
-            w.field("why", !ranked.front().fits ? "No layout fits in memory on " + n_text(r.gpus) + " × " + r.gpu.name + "; the least memory-hungry still needs " + gb_text(ranked.front().memory_bytes) + " per GPU. Add GPUs, ZeRO-3 or checkpointing."
-                                : runner ? runner_up_why(ranked.front(), ranked[1]) : "No other layout fits in memory.");
-            w.key("candidates").begin_array();
-            for (size_t i = 0; i < std::min<size_t>(8, ranked.size()); ++i) write_summary(w, ranked[i]);
-            w.end_array();
         }
+        w.field("why", ranked.empty() ? "No layout splits this model over " + n_text(r.gpus) + " GPUs."
+                       : !any ? "No layout fits in memory on " + n_text(r.gpus) + " × " + r.gpu.name + "; the least memory-hungry still needs " +
+                                    gb_text(ranked.front().memory_bytes) + " per GPU. Add GPUs, ZeRO-3 or checkpointing."
+                       : runner ? runner_up_why(ranked.front(), ranked[1]) : "No other layout fits in memory.");
+        w.key("candidates").begin_array();
+        for (size_t i = 0; i < std::min<size_t>(8, ranked.size()); ++i)
+            if (ranked[i].fits) write_summary(w, ranked[i]);
+        w.end_array();
         w.end_object();
-        notes.push_back("Step time is a model, not a measurement: compute at the stated fraction of peak, plus the pipeline bubble, "
-                        "plus each collective at the link it crosses; real runs add kernel launch gaps, stragglers and load imbalance.");
+        if (!chosen.fits)
+            notes.push_back("This layout does not fit: " + gb_text(chosen.memory_bytes) + " per GPU against " +
+                            capacity_text(gpu_bytes(r.gpu)) + "; its times are what it would take if it did.");
+        notes.push_back("Step time is a model, not a measurement: each op at the rate published benchmarks measure on this GPU "
+                        "(GEMMs, attention kernels, streaming ops), plus the schedule's pipeline bubble, plus each collective at the "
+                        "link it crosses; real runs add CPU launch gaps, stragglers, power caps and load imbalance.");
         if (model.config.is_moe()) notes.push_back("Mixture of experts: compute follows the active parameters; expert load is taken as balanced.");
     } else {
         if (!r.auto_layout) checked_layout(model, job, r);  // the same checks as for training
@@ -238,8 +268,13 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.field("memory_bytes", s.memory_bytes).field("memory_text", gb_text(s.memory_bytes) + " per GPU").field("fits", s.fits);
         w.field("concurrency", r.concurrency).field("prompt_tokens", r.prompt_tokens).field("output_tokens", r.output_tokens);
         w.field("weights_read_bytes", s.weights_read_bytes).field("kv_read_bytes", s.kv_read_bytes);
+        w.field("kv_prompt_bytes", s.kv_prompt_bytes).field("kv_end_bytes", s.kv_end_bytes);
+        w.field("kv_text", "the running sequences hold " + gb_text(s.kv_prompt_bytes) + " of KV at the prompt, " +
+                               gb_text(s.kv_end_bytes) + " at the end of the output, per GPU");
+        w.field("allreduce", s.allreduce);
         w.field("read_text", gb_text(s.weights_read_bytes) + " of weights + " + gb_text(s.kv_read_bytes) + " of KV cache per GPU per step");
         w.field("token_s", s.token_s).field("token_text", duration_text(s.token_s) + " per decode step");
+        w.field("kernel_s", s.decode_kernel_s).field("kernel_text", duration_text(s.decode_kernel_s) + " of small-kernel floors (2 µs each) per step");
         w.field("tokens_per_s_per_seq", s.tokens_per_s_per_seq).field("tokens_per_s_per_seq_text", rate_text(s.tokens_per_s_per_seq, "tok/s per sequence"));
         w.field("tokens_per_s_replica", s.tokens_per_s_replica).field("tokens_per_s_replica_text", rate_text(s.tokens_per_s_replica, "tok/s per replica"));
         w.field("tokens_per_s_cluster", s.tokens_per_s_cluster).field("tokens_per_s_cluster_text", rate_text(s.tokens_per_s_cluster, "tok/s in all"));
@@ -247,7 +282,8 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.field("prefill_s", s.prefill_s).field("prefill_text", duration_text(s.prefill_s) + " to prefill " + count_text(static_cast<double>(r.prompt_tokens)) + " tokens");
         w.field("ttft_s", s.ttft_s).field("ttft_text", duration_text(s.ttft_s) + " to first token");
         w.field("decode_bound", s.decode_compute_bound ? "compute" : "memory");
-        w.field("comm_s", s.decode_comm_s).field("comm_text", duration_text(s.decode_comm_s) + " of TP/PP communication per token");
+        w.field("comm_s", s.decode_comm_s).field("comm_text", duration_text(s.decode_comm_s) + " of TP/PP communication per token" +
+                                                              (s.tp > 1 ? std::string(" (") + s.allreduce + " all-reduces)" : ""));
         w.field("bound_text", s.decode_compute_bound
                                   ? "Decode is compute-bound at this concurrency: the math of " + n_text(r.concurrency) + " sequences outweighs reading the weights."
                                   : "Decode is memory-bandwidth bound: every step reads the weights and the KV cache at " +
@@ -255,6 +291,9 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
                                         " TB/s. This is an upper bound: at 100 % of the bandwidth and no communication a sequence cannot exceed " +
                                         rate_text(s.bound_tokens_per_s, "tok/s") + ".");
         w.end_object();
+        if (!s.fits)
+            notes.push_back("This layout does not fit: " + gb_text(s.memory_bytes) + " per GPU against " + capacity_text(gpu_bytes(r.gpu)) +
+                            (r.auto_layout ? "; no split of " + n_text(r.gpus) + " GPUs holds the model with this load." : "; its rates are what it would reach if it did."));
         notes.push_back("Serving figures are a roofline: engine overheads (scheduling, sampling, kernel launches) only lower them.");
     }
     w.key("notes").begin_array();

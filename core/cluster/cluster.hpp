@@ -1,10 +1,12 @@
 #pragma once
 // The cluster planner: how many GPUs, connected how, for how long.
-// A training step is timed as compute (at an assumed fraction of peak) plus
-// the pipeline bubble plus every collective at the bandwidth of the link it
-// crosses, less what overlaps; serving is timed as a roofline (prefill bound
-// by compute, decode by memory bandwidth) plus tensor-parallel all-reduces.
-// Memory per layout comes from the memory model (compute_breakdown).
+// A training step is timed op by op (cluster/step_ops.hpp: each GEMM, the
+// attention kernel, the streaming ops, casts, loss and optimizer at the rates
+// published measurements give, cluster/kernels.hpp) plus the bubble of the
+// pipeline schedule plus every collective at the link it crosses, less what
+// overlaps; serving is timed as a roofline (prefill bound by compute, decode by
+// memory bandwidth) plus the engine's all-reduces and per-step overhead.
+// Memory per layout comes from the estimate's own functions (compute_breakdown).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +14,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cluster/collectives.hpp"
+#include "cluster/kernels.hpp"
+#include "cluster/step_ops.hpp"
 #include "hardware/gpus.hpp"
 #include "answers/estimate.hpp"
 
@@ -19,7 +23,7 @@ namespace vramcalc {
 
 // Stated assumptions; every one is settable in the request.
 struct Assumptions {
-    double compute_efficiency = 0.45;  // achieved fraction of dense peak for a step's math (see cluster_model.cpp)
+    double compute_efficiency = 0;     // the single override: every matmul/attention FLOP at this fraction of peak (0 = per op)
     double memory_efficiency = 0.8;    // achieved fraction of peak memory bandwidth when decoding
     double link_efficiency = 0.8;      // achieved fraction of link line rate in collectives
     double overlap = 0.7;              // fraction of compute time that can hide data-parallel / CP traffic
@@ -28,6 +32,10 @@ struct Assumptions {
     bool overlap_tp = false;           // TP collectives hidden under compute too (async TP, TP comm overlap)
     bool overlap_ep = false;           // EP all-to-alls hidden under compute too (DeepSeek's DualPipe)
 };
+
+// Pipeline schedules (torch.distributed.pipelining, Megatron, DeepSeek-V3's DualPipe).
+enum class Schedule { GPipe, OneF1B, Interleaved, ZeroBubble, ZeroBubbleV, DualPipe };
+const char* schedule_name(Schedule s);
 
 struct Parallel {
     int64_t tp = 1, pp = 1, dp = 1, cp = 1, ep = 1;
@@ -45,13 +53,23 @@ struct ClusterRequest {
     bool auto_layout = true;  // recommend the layout (training) / choose the smallest that fits (serving)
     Parallel layout;          // when not automatic (default: the job's tp, pp and zero when it sets them)
     int64_t global_batch = 0; // sequences per step; 0 = one micro-batch per data-parallel GPU
-    std::string matmul_dtype; // "bf16", "fp8", "fp4", "tf32", "fp32": which peak the math runs at
+    std::string matmul_dtype; // "bf16", "fp8", "fp4", "tf32", "fp32": which peak the linear layers run at
     double peak_tflops = 0;   // that peak for this GPU
+    double peak16_tflops = 0; // the dense BF16 peak (attention, norms, the MFU denominator)
+    const LowPrecision* recipe = nullptr;  // low-precision linears (torchao float8, TE, MX/NV FP4); null = bf16
+    bool fp8_all_gather = false;  // FSDP all-gathers the converted weights in fp8 (torchtitan enable_fsdp_float8_all_gather)
+    AttnKernel attention = AttnKernel::Fa2;
+    bool fused = false;       // fused streaming kernels (torch.compile / Transformer Engine)
+    bool overlap_pp = false;  // interleaved-schedule sends overlap compute (Megatron overlap_p2p_comm)
+    Schedule schedule = Schedule::OneF1B;
+    int64_t node_limit = 0;   // EP: nodes a token's experts may span (DeepSeek-V3: 4); 0 = no limit
+    double dispatch_bytes = 0;  // EP dispatch bytes per element (DeepSeek-V3: fp8 = 1); 0 = the compute dtype
+    Rates rates;              // the per-op rates of this GPU
     double token_budget = 0;  // tokens to train on (0 = not asked)
     double price_per_gpu_hour = 0;
-    int64_t concurrency = 1;  // serving: sequences decoded together per replica
-    int64_t prompt_tokens = 1024;
-    int64_t output_tokens = 256;
+    int64_t concurrency = 1;  // serving: sequences decoded together per replica (default: the job's batch)
+    int64_t prompt_tokens = 1024;  // default: the job's seq − new_tokens
+    int64_t output_tokens = 256;   // default: the job's new_tokens when set
     Topology topology() const;
 };
 
@@ -79,6 +97,9 @@ struct TrainStep {
     double model_flops_per_token = 0;     // 6·N + attention (MFU numerator)
     double hardware_flops_per_token = 0;  // including recomputation
     double compute_s = 0, bubble_s = 0;
+    std::vector<Op> ops;                  // the compute, op by op (per step, slowest stage)
+    std::string bubble_why;
+    std::string schedule;                 // the pipeline schedule in force ("no pipeline" for one stage)
     std::vector<CommTerm> comms;
     double step_s = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0, mfu = 0, hfu = 0;
     std::string bound_key;  // "compute", "bubble" or a CommTerm key
@@ -90,8 +111,11 @@ struct ServeResult {
     int64_t tp = 1, pp = 1, replicas = 1;
     double memory_bytes = 0;
     bool fits = false;
-    double weights_read_bytes = 0, kv_read_bytes = 0;  // per GPU per decode step
+    double weights_read_bytes = 0, kv_read_bytes = 0;  // per GPU per decode step (KV: the mean over the output)
+    double kv_prompt_bytes = 0, kv_end_bytes = 0;       // KV the running sequences hold at the prompt / at the end
+    const char* allreduce = "none";                     // the engine's TP all-reduce algorithm at decode
     double decode_memory_s = 0, decode_compute_s = 0, decode_comm_s = 0, token_s = 0;
+    double decode_kernel_s = 0;  // the small kernels' floors (norms, RoPE, attention core, routing) per step
     double bound_tokens_per_s = 0;  // per sequence at 100 % of memory bandwidth, no communication
     double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
     double prefill_s = 0, ttft_s = 0;

@@ -27,6 +27,23 @@ double all_to_all_time(double bytes, int64_t n, const Link& link);
 // One point-to-point send of the buffer.
 double p2p_time(double bytes, const Link& link);
 
+// NVLink SHARP all-reduce (NCCL's NVLS algorithm on third-generation NVSwitch): the switch reduces, so
+// each GPU sends its buffer once and receives the result once, B / bw + 2 α.
+double nvls_all_reduce_time(double bytes, const Link& link);
+
+// How an engine all-reduces: NCCL (ring, or NVLS where the switch has it), or an in-node custom
+// all-reduce for small messages (one-shot: each GPU reads every peer's buffer; two-shot: reduce-scatter
+// then all-gather through peer memory), as vLLM (custom_all_reduce.cuh) and SGLang / TensorRT-LLM
+// (trt_reduce) call them.
+enum class AllReduceImpl { Nccl, VllmCustom, TrtCustom };
+struct AllReduceChoice {
+    double time_s = 0;
+    const char* algorithm = "";  // "ring", "NVLS", "one-shot", "two-shot"
+};
+// The time an engine's all-reduce of `bytes` over n GPUs on `link` takes, choosing as the engine does by
+// message size; `nvls` when the domain's switch reduces.
+AllReduceChoice engine_all_reduce(AllReduceImpl impl, double bytes, int64_t n, const Link& link, bool nvls);
+
 // The three tiers a group of GPUs can cross. Ranks are laid out with the
 // innermost parallel dimension on neighbouring GPUs, so a group of n ranks
 // `stride` apart spans stride × n consecutive GPUs: inside the scale-up

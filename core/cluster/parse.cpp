@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/cluster.hpp"
+#include "job/job.hpp"
 #include "text/errors.hpp"
 #include "model/formats.hpp"
 #include "text/json_text.hpp"
@@ -31,10 +32,45 @@ std::string auto_dtype(const Job& job, const Gpu& g) {
     return "bf16";
 }
 
+// How each framework runs a step, as the planner needs it: data, one row per framework, read once
+// here (the terms never ask which framework runs). Frameworks without a row take the first.
+struct StepPreset {
+    Framework framework;
+    AttnKernel attention;  // the attention kernel the framework calls
+    const char* fp8;       // its recipe for matmul_dtype fp8
+    bool fused;            // fused norm + residual, SwiGLU and loss kernels without torch.compile
+    bool overlap_pp;       // interleaved-schedule sends overlapped with compute
+};
+const StepPreset kStepPresets[] = {
+    // torch (torchtitan, torchtune, HF): SDPA's flash backend is FlashAttention-2; torchao's
+    // Float8LinearConfig defaults to tensorwise scaling; torch.distributed.pipelining waits on its sends.
+    {Framework::Custom, AttnKernel::Fa2, "tensorwise", false, false},
+    // Megatron-LM / NeMo: Transformer Engine's fused attention (cuDNN), fp8 "hybrid" DelayedScaling,
+    // TE's fused LayerNormLinear / SwiGLU / cross-entropy; overlap_p2p_comm is on with a virtual pipeline
+    // (megatron/training/arguments.py --no-overlap-p2p-communication turns it off).
+    {Framework::Megatron, AttnKernel::Cudnn, "te_delayed", true, true},
+};
+const StepPreset& step_preset(Framework f) {
+    for (const auto& p : kStepPresets)
+        if (p.framework == f) return p;
+    return kStepPresets[0];
+}
+
 const char* kKnown =
     "gpu, gpus, fabric, tflops, memory_gib, memory_tbps, link_gbps, domain, pcie_gbps, gpus_per_node, fabric_gbps, "
     "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
-    "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens";
+    "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens, "
+    "fp8, fp8_all_gather, attention, fused, schedule, node_limit, dispatch_bytes";
+
+Schedule find_schedule(const std::string& v) {
+    if (v == "gpipe") return Schedule::GPipe;
+    if (v == "1f1b") return Schedule::OneF1B;
+    if (v == "interleaved") return Schedule::Interleaved;
+    if (v == "zb" || v == "zero_bubble") return Schedule::ZeroBubble;
+    if (v == "zbv") return Schedule::ZeroBubbleV;
+    if (v == "dualpipe") return Schedule::DualPipe;
+    throw InputError("cluster.schedule", "must be one of gpipe, 1f1b, interleaved, zb, zbv, dualpipe, got '" + short_text(v) + "'");
+}
 
 void read_layout(const json& v, ClusterRequest& r) {
     if (v.is_string() && v.get<std::string>() == "auto") {
@@ -82,6 +118,20 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         r.layout.microbatches = 0;
     }
     double tflops = 0;
+    // The job's fp8 recipe (its memory: memory/parallel.cpp) is the planner's default: torchao's
+    // float8 linears run tensorwise (Float8LinearConfig's default), Transformer Engine's with the
+    // framework's scaling (the step preset's, else delayed, TE's DelayedScaling default).
+    std::string recipe = job.fp8 == Fp8::Torchao ? "tensorwise" : job.fp8 == Fp8::TransformerEngine ? "te" : "auto";
+    std::string attention = "auto";
+    r.fp8_all_gather = job.fp8_all_gather;
+    int fused = -1;
+    // Serving: the job's lengths and batch (issue 22): job.seq is prompt + generated, job.new_tokens the
+    // generated part when set; concurrency the job's batch.
+    if (!trains(job)) {
+        if (job.new_tokens > 0 && job.new_tokens < job.seq) r.output_tokens = job.new_tokens;
+        r.prompt_tokens = job.new_tokens > 0 && job.new_tokens < job.seq ? job.seq - job.new_tokens : job.seq;
+        r.concurrency = job.batch;
+    }
     for (auto it = j.begin(); it != j.end(); ++it) {
         const std::string& key = it.key();
         const json& v = *it;
@@ -112,6 +162,13 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "concurrency") r.concurrency = whole_field(v, field, 1, 1'000'000);
         else if (key == "prompt_tokens") r.prompt_tokens = whole_field(v, field, 1, 100'000'000);
         else if (key == "output_tokens") r.output_tokens = whole_field(v, field, 1, 100'000'000);
+        else if (key == "fp8") recipe = text_field(v, field);
+        else if (key == "fp8_all_gather") r.fp8_all_gather = bool_field(v, field);
+        else if (key == "attention") attention = text_field(v, field);
+        else if (key == "fused") fused = bool_field(v, field) ? 1 : 0;
+        else if (key == "schedule") r.schedule = find_schedule(text_field(v, field));
+        else if (key == "node_limit") r.node_limit = whole_field(v, field, 1, 1'000'000);
+        else if (key == "dispatch_bytes") r.dispatch_bytes = number_field(v, field, 0.5, 4);
         else throw InputError(field, std::string("unknown field; known: ") + kKnown);
     }
     // Serving with only the job's stages given: TP takes the rest of the GPUs, as the estimate
@@ -125,12 +182,34 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (dtype == "auto") dtype = auto_dtype(job, r.gpu);
     if (dtype != "fp32" && dtype != "tf32" && dtype != "bf16" && dtype != "fp16" && dtype != "fp8" && dtype != "fp4")
         throw InputError("cluster.matmul_dtype", "must be one of auto, fp32, tf32, bf16, fp16, fp8, fp4, got '" + short_text(dtype) + "'");
+    // The linears' recipe: the one named, else the framework's for the dtype (its step preset above;
+    // FP4: NVFP4 on NVIDIA, MXFP4 elsewhere).
+    const StepPreset& preset = step_preset(job.framework);
+    if (recipe == "te") recipe = std::string(preset.fp8).rfind("te_", 0) == 0 ? preset.fp8 : "te_delayed";
+    if (recipe == "auto") {
+        recipe = dtype == "fp8" ? preset.fp8
+                 : dtype == "fp4" ? (std::string(r.gpu.vendor) == "NVIDIA" ? "nvfp4" : "mxfp4") : "none";
+    }
+    r.recipe = find_recipe(recipe, "cluster.fp8");
+    if (r.recipe) dtype = r.recipe->fp4 ? "fp4" : "fp8";
     r.matmul_dtype = dtype;
     r.peak_tflops = tflops > 0 ? tflops : peak_for(r.gpu, dtype);
     if (!(r.peak_tflops > 0))
-        throw InputError(j.contains("matmul_dtype") ? "cluster.matmul_dtype" : "cluster.tflops",
+        throw InputError(j.contains("matmul_dtype") || j.contains("fp8") ? (j.contains("fp8") ? "cluster.fp8" : "cluster.matmul_dtype")
+                                                                          : "cluster.tflops",
                          std::string(r.gpu.name) + " has no published " + dtype +
                              " peak; choose another matmul_dtype or give cluster.tflops");
+    // `tflops` is the peak of the linears' dtype; the other peaks keep the catalog's ratios to it.
+    const double catalog = peak_for(r.gpu, dtype);
+    const double scale = tflops > 0 && catalog > 0 ? tflops / catalog : 1;
+    r.peak16_tflops = r.recipe ? r.gpu.tflops_bf16 * scale : r.peak_tflops;
+    const double low = r.recipe ? r.peak_tflops : 0;
+    const AttnKernel attn = attention == "auto" ? preset.attention
+                                                : find_attn_kernel(attention, "cluster.attention");
+    r.attention = attn;
+    r.fused = fused >= 0 ? fused == 1 : job.compile || preset.fused;
+    r.overlap_pp = preset.overlap_pp;
+    r.rates = rates_for(r.gpu, r.peak16_tflops, low, attn, r.assume.compute_efficiency);
     return r;
 }
 

@@ -18,6 +18,28 @@ std::vector<int64_t> divisors(int64_t n, int64_t cap) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// How each serving engine runs a decode step, as the planner needs it: data, one row per engine.
+struct ServePreset {
+    Engine engine;
+    AllReduceImpl all_reduce;  // TP all-reduce inside the NVLink domain
+    bool layer_split;          // splits a model across GPUs by layers only (no TP)
+};
+const ServePreset kServePresets[] = {
+    {Engine::Custom, AllReduceImpl::Nccl, false},
+    // vLLM: custom_all_reduce.py (one-shot / two-shot up to 8 MiB, NCCL past it)
+    {Engine::Vllm, AllReduceImpl::VllmCustom, false},
+    // SGLang: its TensorRT-LLM custom all-reduce kernels (sgl-kernel trt_reduce)
+    {Engine::Sglang, AllReduceImpl::TrtCustom, false},
+    // llama.cpp / Ollama: -sm layer, the default split: whole layers per GPU, run one after another
+    {Engine::LlamaCpp, AllReduceImpl::Nccl, true},
+    {Engine::Ollama, AllReduceImpl::Nccl, true},
+};
+const ServePreset& serve_preset(Engine e) {
+    for (const auto& p : kServePresets)
+        if (p.engine == e) return p;
+    return kServePresets[0];
+}
+
 }  // namespace
 
 Topology ClusterRequest::topology() const {
@@ -73,7 +95,7 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     const Dims d = dims_of(model, job);
     const Topology topo = r.topology();
     const double c = static_cast<double>(r.concurrency);
-    const int64_t context = r.prompt_tokens + r.output_tokens;
+    const int64_t context = r.prompt_tokens + r.output_tokens;  // what each running sequence holds at its end
     Job j = job;
     j.mode = Mode::Inference;
     j.batch = r.concurrency;
@@ -85,8 +107,8 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     ServeResult s;
     if (r.auto_layout) {
         // The smallest tensor × pipeline split that fits: tensor parallel first (inside the
-        // scale-up domain or node), pipeline stages beyond it.
-        const int64_t tp_cap = std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
+        // scale-up domain or node), pipeline stages beyond it; engines that split by layers take no TP.
+        const int64_t tp_cap = serve_preset(job.engine).layer_split ? 1 : std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
         bool found = false;
         const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
         for (int64_t size = 1; size <= largest && !found; ++size)
@@ -110,39 +132,71 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     s.fits = s.memory_bytes <= gpu_bytes(r.gpu);
     const double tp = static_cast<double>(s.tp), pp = static_cast<double>(s.pp);
 
-    // Decode reads every weight a step touches and the whole KV cache once per step. MoE: a
-    // step over c sequences touches 1 − (1 − k/E)^c of the experts (uniform routing).
+    // Decode reads every weight a step touches and the KV the running sequences hold: c sequences whose
+    // context grows from the prompt to prompt + output (not the engine's whole pool). That KV is the
+    // memory model's own for c sequences of that length with no engine pool (engine custom), per GPU.
+    auto kv_at = [&](int64_t tokens) {
+        Job k = j;
+        k.engine = Engine::Custom;
+        k.seq = tokens;
+        k.gpus = s.tp * s.pp, k.tp = s.tp, k.pp = s.pp;
+        return compute_breakdown(model, k).bytes[kKvCache];
+    };
+    s.kv_prompt_bytes = kv_at(r.prompt_tokens);
+    s.kv_end_bytes = kv_at(context);
+    s.kv_read_bytes = (s.kv_prompt_bytes + s.kv_end_bytes) / 2;  // linear growth over the output
+    // MoE: a step over c sequences touches 1 − (1 − k/E)^c of the experts (uniform routing).
     const double f_routed = d.total_params > 0 ? d.routed_params / d.total_params : 0;
     const double touched = d.experts > 0 ? 1 - std::pow(1 - d.experts_per_token / d.experts, c) : 1;
     s.weights_read_bytes = b.bytes[kWeights] * ((1 - f_routed) + f_routed * touched);
-    const double avg_context = static_cast<double>(r.prompt_tokens) + static_cast<double>(r.output_tokens) / 2;
-    s.kv_read_bytes = b.bytes[kKvCache] * avg_context / static_cast<double>(context);
     const double bw = r.gpu.memory_tbps * 1e12;
     s.decode_memory_s = (s.weights_read_bytes + s.kv_read_bytes) / (bw * r.assume.memory_efficiency);
-    const double flops_per_s = r.peak_tflops * 1e12 * r.assume.compute_efficiency;
+    const Rates& rt = r.rates;
+    const double avg_context = static_cast<double>(r.prompt_tokens) + static_cast<double>(r.output_tokens) / 2;
     const double attn_per_token = 2 * d.layers * avg_context * d.heads * (d.qk_dim + d.v_dim);
-    s.decode_compute_s = c * (2 * d.matmul_params + attn_per_token) / (tp * pp) / flops_per_s;
+    const double gemm_rate = rt.fixed > 0 ? rt.peak16 * rt.fixed : rt.gemm16;
+    s.decode_compute_s = c * (2 * d.matmul_params + attn_per_token) / (tp * pp) / gemm_rate;
     s.decode_compute_bound = s.decode_compute_s > s.decode_memory_s;
-    // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), latency-dominated at decode.
+    // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), as the engine runs them (its serve preset:
+    // vLLM's custom all-reduce, SGLang's TensorRT-LLM kernels, one-shot / two-shot by size, else NCCL).
     const Link& tp_link = link_for(topo, 1, s.tp);
     const double token_act = c * d.hidden * d.act_bytes;
-    s.decode_comm_s = 2 * d.layers * all_reduce_time(token_act, s.tp, tp_link);
+    const AllReduceImpl impl = serve_preset(job.engine).all_reduce;
+    const bool in_domain = s.tp <= r.gpu.domain;
+    const bool nvls = achieved(r.gpu).nvls && in_domain;
+    const AllReduceChoice ar = engine_all_reduce(in_domain ? impl : AllReduceImpl::Nccl, token_act, s.tp, tp_link, nvls);
+    s.allreduce = ar.algorithm;
+    s.decode_comm_s = 2 * d.layers * ar.time_s;
     if (s.pp > 1) s.decode_comm_s += (pp - 1) * p2p_time(token_act, link_for(topo, s.tp, 2));
+    // The small kernels of a decode step each take at least a kernel's floor, 2 µs ("a triton kernel with
+    // a single element read/write on an H100", torchao roofline_utils.py KERNEL_LAUNCH_OVERHEAD_SEC), with
+    // CUDA graphs as without: per layer 2 norms, RoPE on q and k, the attention core's 3 kernels (scores,
+    // softmax, weighted sum), the activation and its gate product, 2 residual adds = 11, and for a routed
+    // MoE layer the router's top-k, softmax, weights, gather and weighted sum = 6 more (the GEMVs' own
+    // time is the weights they read).
+    const double moe_share = d.layers > 0 ? d.moe_layers / d.layers : 0;
+    s.decode_kernel_s = d.layers * (11 + 6 * moe_share) * 2e-6;
     // Pipeline stages run one after another for a token: pp × the per-stage time.
-    s.token_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + s.decode_comm_s;
+    s.token_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + s.decode_kernel_s + s.decode_comm_s;
     s.bound_tokens_per_s = 1 / (pp * (s.weights_read_bytes + s.kv_read_bytes) / bw);
     s.tokens_per_s_per_seq = 1 / s.token_s;
     s.tokens_per_s_replica = c / s.token_s;
     s.tokens_per_s_cluster = s.tokens_per_s_replica * static_cast<double>(s.replicas);
 
-    // Prefill of one prompt: compute-bound (2 FLOPs per parameter per token plus causal attention,
-    // P²/2 scores per layer and head), never faster than reading the weights once.
+    // Prefill of one prompt in compute-bound chunks (the engine's max_num_batched_tokens when set, else
+    // the whole prompt): 2 FLOPs per matmul parameter per token at the GPU's achievable GEMM rate, and
+    // causal attention at the attention kernel's forward rate; never faster than one read of the
+    // weights per chunk.
     const double P = static_cast<double>(r.prompt_tokens);
-    const double prefill_flops = P * 2 * d.matmul_params + 2 * d.layers * P * P * d.heads * (d.qk_dim + d.v_dim) / 2;
-    const double prefill_compute = prefill_flops / (tp * flops_per_s);
-    const double prefill_memory = pp * b.bytes[kWeights] / (bw * r.assume.memory_efficiency);
+    const double chunk = job.max_num_batched_tokens > 0 ? std::min<double>(P, static_cast<double>(job.max_num_batched_tokens)) : P;
+    const double chunks = std::ceil(P / chunk);
+    const double linear_s = P * 2 * d.matmul_params / (tp * gemm_rate);
+    const double attn_flops = d.layers * P * P * d.heads * (d.qk_dim + d.v_dim) / tp;  // causal: half of 2·P²·(dqk+dv)
+    const double prefill_compute = linear_s + attention_s(rt, attn_flops, d.qk_dim, P, false);
+    const double prefill_memory = chunks * pp * b.bytes[kWeights] / (bw * r.assume.memory_efficiency);
     const double prompt_act = P * d.hidden * d.act_bytes;
-    double prefill_comm = 2 * d.layers * all_reduce_time(prompt_act, s.tp, tp_link);
+    double prefill_comm = 2 * d.layers * chunks *
+                          engine_all_reduce(in_domain ? impl : AllReduceImpl::Nccl, prompt_act / chunks, s.tp, tp_link, nvls).time_s;
     if (s.pp > 1) prefill_comm += (pp - 1) * p2p_time(prompt_act, link_for(topo, s.tp, 2));
     s.prefill_s = std::max(prefill_compute, prefill_memory) + prefill_comm;
     s.ttft_s = s.prefill_s + s.token_s;

@@ -27,6 +27,14 @@ std::string format_cluster_report(const std::string& answer_json) {
             out += line + term["exposed_text"].get<std::string>() + " exposed (" + term["time_text"].get<std::string>() +
                    " in all, " + term["share_text"].get<std::string>() + " of the step)\n";
         }
+        if (t.contains("ops")) {
+            out += "  Compute by op (" + t["precision"].get<std::string>() + ", " + t["schedule"].get<std::string>() + "):\n";
+            for (const auto& op : t["ops"]) {
+                std::string line = "    " + op["label"].get<std::string>();
+                line.resize(std::max<size_t>(line.size() + 1, 52), ' ');
+                out += line + op["time_text"].get<std::string>() + " (" + op["share_text"].get<std::string>() + ")\n";
+            }
+        }
         out += "  Step: " + t["step_text"].get<std::string>() + "; " + t["tokens_per_s_text"].get<std::string>() + ", " +
                t["tokens_per_s_per_gpu_text"].get<std::string>() + "; " + t["mfu_text"].get<std::string>() + ", " +
                t["hfu_text"].get<std::string>() + "\n";
@@ -38,17 +46,20 @@ std::string format_cluster_report(const std::string& answer_json) {
                    b["gpu_hours_text"].get<std::string>() + (b.contains("cost_text") ? ", " + b["cost_text"].get<std::string>() : "") + "\n";
         }
         const auto& rec = a["recommendation"];
-        if (rec.contains("best")) {
+        if (rec.contains("best") && rec["best"].is_object()) {
             out += "\nRecommended layout (" + std::to_string(rec["considered"].get<int64_t>()) + " considered): " +
                    rec["best"]["layout_text"].get<std::string>() + ", " + rec["best"]["tokens_per_s_per_gpu_text"].get<std::string>() +
                    ", " + rec["best"]["memory_text"].get<std::string>() + " per GPU\n";
             out += "  " + rec["why"].get<std::string>() + "\n";
+        } else if (rec.contains("why")) {
+            out += "\nNo layout recommended: " + rec["why"].get<std::string>() + "\n";
         }
     } else {
         const auto& s = a["serve"];
         out += "Serving (" + s["layout"]["text"].get<std::string>() + "), " + s["memory_text"].get<std::string>() +
                (s["fits"].get<bool>() ? "" : " (does not fit)") + "\n";
         out += "  " + s["read_text"].get<std::string>() + "; " + s["token_text"].get<std::string>() + "\n";
+        out += "  " + s["kv_text"].get<std::string>() + "; " + s["kernel_text"].get<std::string>() + "\n";
         out += "  Decode: " + s["tokens_per_s_per_seq_text"].get<std::string>() + ", " + s["tokens_per_s_replica_text"].get<std::string>() +
                ", " + s["tokens_per_s_cluster_text"].get<std::string>() + "\n";
         out += "  Prefill: " + s["prefill_text"].get<std::string>() + "; " + s["ttft_text"].get<std::string>() + "\n";

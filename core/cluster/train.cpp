@@ -5,6 +5,7 @@
 #include "cluster/cluster.hpp"
 #include "cluster/dims.hpp"
 #include "text/units.hpp"
+#include "cluster/text.hpp"
 #include "step/timeline.hpp"
 
 namespace vramcalc {
@@ -43,25 +44,79 @@ double hardware_flops_per_token(const Dims& d, const Job& job) {
 }  // namespace
 
 double train_memory(const Model& model, const Job& job, const Parallel& p) {
+    // The estimate's own per-GPU memory (compute_breakdown, step/timeline.cpp: the peak of the step's
+    // timeline with the job's memory kind), for the job laid out as this layout: whatever the memory
+    // model knows of FSDP, pipeline stages, context and expert parallelism flows through here.
     Job j = job;
     j.gpus = p.gpus();
     j.tp = p.tp;
     j.pp = p.pp;
     j.cp = p.cp;
     j.zero = p.zero;
+    j.ep = p.ep;
     j.grad_accum = p.microbatches;  // micro-batches per optimizer step
-    Breakdown b = compute_breakdown(model, j);  // context parallelism is in the memory model
-    // Expert parallelism: routed experts are split over ep ranks instead of tp
-    // (Megatron-Core expert-tensor-parallel size 1). An approximation: the
-    // ZeRO divisor the memory model already applied is kept.
+    Breakdown b = compute_breakdown(model, j);
+    // Where the memory model does not yet split routed experts over EP for training (the same figure
+    // with ep 1), the planner does: routed experts over ep ranks instead of tp (Megatron-Core expert-
+    // tensor-parallel size 1), the ZeRO divisor the memory model applied kept.
     if (p.ep > 1 && model.params.total > 0) {
-        const double f = sum_params(model.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) /
-                         model.params.total;
-        const double scale = (1 - f) + f * static_cast<double>(p.tp) / static_cast<double>(p.ep);
-        for (int t : {kWeights, kGradients, kOptimizer}) b.bytes[t] *= scale;
+        Job one = j;
+        one.ep = 1;
+        if (compute_breakdown(model, one).total() == b.total()) {
+            const double f = sum_params(model.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) /
+                             model.params.total;
+            const double scale = (1 - f) + f * static_cast<double>(p.tp) / static_cast<double>(p.ep);
+            for (int t : {kWeights, kGradients, kOptimizer}) b.bytes[t] *= scale;
+        }
     }
     return b.total();
 }
+
+const char* schedule_name(Schedule s) {
+    switch (s) {
+        case Schedule::GPipe: return "GPipe";
+        case Schedule::OneF1B: return "1F1B";
+        case Schedule::Interleaved: return "interleaved 1F1B";
+        case Schedule::ZeroBubble: return "zero bubble (ZB-H1)";
+        case Schedule::ZeroBubbleV: return "zero bubble V (ZBV)";
+        case Schedule::DualPipe: return "DualPipe";
+    }
+    return "";
+}
+
+namespace {
+
+// The pipeline bubble of a schedule, in seconds, from one micro-batch's forward F, backward B (input and
+// weight gradients) and weight-gradient part W on a stage (DeepSeek-V3 report, Table 2, and the papers):
+// GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021 §2.2): (p − 1)(F + B); interleaved with v
+// chunks: (p − 1)(F + B)/v; ZB-H1 (Qi et al. 2023, arXiv 2401.10241 §3): (p − 1)(F + B − 2W); ZBV (two
+// chunks per rank in a V, Qi et al. 2024): half of that; DualPipe: (p/2 − 1)(F&B + B − 3W) with the
+// overlapped F&B chunk taken as F + B.
+double bubble_of(Schedule s, double p, double v, double F, double B, double W, std::string& why) {
+    if (p <= 1) return 0;
+    const std::string fb = " with F = " + duration_text(F) + ", B = " + duration_text(B) + ", W = " + duration_text(W);
+    switch (s) {
+        case Schedule::GPipe:
+        case Schedule::OneF1B:
+            why = "(p − 1)(F + B)" + fb;
+            return (p - 1) * (F + B);
+        case Schedule::Interleaved:
+            why = "(p − 1)(F + B)/v, v = " + plain_number(v) + fb;
+            return (p - 1) * (F + B) / v;
+        case Schedule::ZeroBubble:
+            why = "(p − 1)(F + B − 2W)" + fb;
+            return (p - 1) * std::max(0.0, F + B - 2 * W);
+        case Schedule::ZeroBubbleV:
+            why = "(p − 1)(F + B − 2W)/2" + fb;
+            return (p - 1) * std::max(0.0, F + B - 2 * W) / 2;
+        case Schedule::DualPipe:
+            why = "(p/2 − 1)(F&B + B − 3W)" + fb;
+            return std::max(0.0, p / 2 - 1) * std::max(0.0, F + 2 * B - 3 * W);
+    }
+    return 0;
+}
+
+}  // namespace
 
 TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r, const Parallel& p) {
     TrainStep st;
@@ -77,11 +132,18 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     st.tokens_per_step = static_cast<double>(p.dp) * m * b * s;
     st.model_flops_per_token = model_flops_per_token(d, job);
     st.hardware_flops_per_token = hardware_flops_per_token(d, job);
-    const double flops_per_s = r.peak_tflops * 1e12 * r.assume.compute_efficiency;
-    st.compute_s = st.hardware_flops_per_token * st.tokens_per_step / (gpus * flops_per_s);
-    // 1F1B bubble (Narayanan et al. 2021, arXiv 2104.04473, §2.2): (p-1)/(v·m) of the ideal time,
-    // i.e. (p-1)/(v·m + p-1) of the step.
-    st.bubble_s = p.pp > 1 ? st.compute_s * (pp - 1) / (v * m) : 0;
+    // The compute, op by op, on the last stage (cluster/step_ops.cpp).
+    StageShape shape;
+    shape.tokens = b * s / cp, shape.seq = s, shape.tp = tp, shape.pp = pp, shape.cp = cp;
+    shape.ep = static_cast<double>(p.ep), shape.dp = static_cast<double>(p.dp), shape.zero = p.zero;
+    shape.microbatches = m, shape.recipe = r.recipe, shape.fused = r.fused;
+    const StepCompute sc = step_compute(model, job, d, r.rates, shape);
+    st.ops = sc.ops;
+    st.compute_s = sc.total_s;
+    const Schedule schedule = p.virtual_stages > 1 && r.schedule == Schedule::OneF1B ? Schedule::Interleaved : r.schedule;
+    st.bubble_s = bubble_of(schedule, pp, v, sc.forward_s, sc.backward_s, sc.weight_grad_s, st.bubble_why);
+    if (st.bubble_s > 0) st.bubble_why = std::string(schedule_name(schedule)) + ": " + st.bubble_why;
+    st.schedule = p.pp > 1 ? schedule_name(schedule) : "no pipeline";
 
     // One micro-batch's hidden states on one GPU: b · s/cp · h elements.
     const double act = b * (s / cp) * d.hidden * d.act_bytes;
@@ -98,14 +160,16 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         // Megatron TP (Shoeybi et al. 2019, arXiv 1909.08053, §3): 2 all-reduces of b·s·h per layer
         // forward and 2 backward (+2 when the forward is recomputed). Sequence parallelism
         // (Korthikanti et al. 2022) turns each into a reduce-scatter + all-gather of the same volume
-        // and time. On the critical path: not overlapped.
+        // and time. On the critical path unless async TP / TP comm overlap is on. torchtitan and Megatron
+        // train with sequence parallelism, so these are NCCL reduce-scatters and all-gathers: rings (the
+        // NVLS in-switch reduction is taken for all-reduces only, as the serving engines call them).
         const double per_layer = full ? 6 : 4;
         const double count = m * layers_here * per_layer;
         const Link& link = link_for(topo, 1, p.tp);
-        add("tp", "TP all-reduce of activations", link, p.tp, count * act, count * all_reduce_time(act, p.tp, link),
-            r.assume.overlap_tp,
-            n_text(per_layer) + " all-reduces per layer × " + n_text(layers_here) + " layers" + per_mb + " of b·s·h = " +
-                gb_text(act) + " each, ring 2(n−1)/n over " + link.name);
+        const AllReduceChoice one = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, false);
+        add("tp", "TP reduce-scatter + all-gather of activations", link, p.tp, count * act, count * one.time_s, r.assume.overlap_tp,
+            n_text(per_layer) + " reduce-scatter + all-gather pairs per layer × " + n_text(layers_here) + " layers" + per_mb +
+                " of b·s·h = " + gb_text(act) + " each, NCCL " + one.algorithm + " over " + link.name);
     }
     if (p.pp > 1) {
         // Pipeline: each micro-batch's activations (sequence-parallel shard, ÷ TP) go forward and their
@@ -113,21 +177,56 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double sends = 2 * m * v;
         const double bytes = act / tp;
         const Link& link = link_for(topo, p.tp * p.cp * p.dp, 2);
-        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), false,
+        // Megatron overlaps the interleaved schedule's sends with compute (the framework's step preset,
+        // parse.cpp); torch.distributed.pipelining waits on them.
+        const bool hidden = r.overlap_pp && p.virtual_stages > 1;
+        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), hidden,
             n_text(sends) + " sends (forward + backward" + (p.virtual_stages > 1 ? " × " + n_text(v) + " chunks" : "") +
                 per_mb + ") of " + gb_text(bytes) + " over " + link.name);
     }
     if (p.ep > 1 && d.moe_layers > 0) {
         // Expert parallelism: dispatch and combine all-to-alls per MoE layer, forward and backward
-        // (+2 with recomputation), of each routed token's hidden state, top-k times.
+        // (+2 with recomputation), of each routed token's hidden state, top-k times. Inside the NVLink
+        // domain every copy crosses NVLink; across nodes, DeepSeek-V3's dispatch (report §3.2.2) sends a
+        // token once to each node holding one of its experts (at most node_limit = 4 of them) over the
+        // fabric and forwards it over NVLink inside the node: the fabric carries the distinct remote nodes
+        // (n·(1 − (1 − 1/n)^k) for n nodes, capped by the limit), NVLink the k copies, both at once.
+        // Dispatch in fp8 (dispatch_bytes 1) halves the forward dispatch; combine and backward stay bf16.
         const double per_layer = full ? 6 : 4;
-        const double count = m * (d.moe_layers / pp) * per_layer;
-        const double bytes = b * (s / cp) / tp * d.experts_per_token * d.hidden * d.act_bytes;
-        const Link& link = link_for(topo, p.tp * p.cp, p.ep);
-        add("ep", "EP all-to-all of routed tokens", link, p.ep, count * bytes, count * all_to_all_time(bytes, p.ep, link),
-            r.assume.overlap_ep,
-            n_text(per_layer) + " all-to-alls per MoE layer × " + n_text(d.moe_layers / pp) + " layers" + per_mb +
-                " of tokens × top-" + n_text(d.experts_per_token) + " × h = " + gb_text(bytes) + " each over " + link.name);
+        const double count = m * (d.moe_layers / pp);
+        const double tokens = b * (s / cp) / tp, k = d.experts_per_token, h = d.hidden;
+        const double dispatch = r.dispatch_bytes > 0 ? r.dispatch_bytes : d.act_bytes;
+        const double bytes_per_copy = (dispatch + (per_layer - 1) * d.act_bytes) / per_layer;  // mean over the all-to-alls
+        const int64_t span = p.tp * p.cp * p.ep;
+        const Link& nv = link_for(topo, p.tp * p.cp, std::min<int64_t>(p.ep, std::max<int64_t>(1, r.gpu.domain / (p.tp * p.cp))));
+        double time = 0, bytes = 0;
+        std::string how;
+        if (span <= r.gpu.domain || span <= r.gpu.per_node) {
+            const Link& link = link_for(topo, p.tp * p.cp, p.ep);
+            bytes = tokens * k * h * bytes_per_copy;
+            time = per_layer * all_to_all_time(bytes, p.ep, link);
+            how = "top-" + n_text(k) + " copies of h over " + link.name;
+        } else {
+            const double nodes = std::ceil(static_cast<double>(span) / static_cast<double>(r.gpu.per_node));
+            double distinct = nodes * (1 - std::pow(1 - 1 / nodes, k));
+            if (r.node_limit > 0) distinct = std::min(distinct, static_cast<double>(r.node_limit));
+            const double remote = distinct * (nodes - 1) / nodes;
+            const double fabric_bytes = tokens * remote * h * bytes_per_copy;
+            const double nv_bytes = tokens * k * h * bytes_per_copy;
+            const double t_fabric = fabric_bytes / topo.fabric_link.bytes_per_s + topo.fabric_link.latency_s;
+            const double t_nv = nv_bytes / nv.bytes_per_s + nv.latency_s;
+            time = per_layer * std::max(t_fabric, t_nv);
+            bytes = fabric_bytes + nv_bytes;
+            how = printf_text("%.2f", remote) + " remote nodes per token over " + topo.fabric_link.name + " (of " +
+                  plain_number(nodes) + (r.node_limit > 0 ? ", at most " + n_text(static_cast<double>(r.node_limit)) : "") +
+                  "), top-" + n_text(k) + " copies over NVLink";
+        }
+        const bool hidden = r.assume.overlap_ep || r.schedule == Schedule::DualPipe;
+        const Link& shown = span > r.gpu.per_node && span > r.gpu.domain ? topo.fabric_link : link_for(topo, p.tp * p.cp, p.ep);
+        add("ep", "EP all-to-all of routed tokens", shown, p.ep, count * per_layer * bytes, count * time, hidden,
+            n_text(per_layer) + " all-to-alls per MoE layer × " + n_text(d.moe_layers / pp) + " layers" + per_mb + ": " + how +
+                (r.dispatch_bytes > 0 ? ", dispatch at " + n_text(r.dispatch_bytes) + " byte per element" : "") +
+                (hidden ? ", overlapped with compute" : ""));
     }
     if (p.cp > 1) {
         // Ring attention (Liu et al. 2023; Megatron context parallelism): each layer passes the K/V
@@ -154,7 +253,10 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const int64_t n_dense = p.dp * p.cp, n_expert = std::max<int64_t>(1, p.dp * p.cp / p.ep);
         const Link& l_dense = link_for(topo, p.tp, n_dense);
         const Link& l_expert = link_for(topo, p.tp * p.ep, n_expert);
-        const double gb = r.assume.grad_reduce_bytes, wb = d.act_bytes;
+        const double gb = r.assume.grad_reduce_bytes;
+        // torchao float8 with enable_fsdp_float8_all_gather: the converted linears' weights travel in fp8.
+        const double linear_share = d.total_params > 0 ? (d.matmul_params - static_cast<double>(model.config.vocab) * d.hidden) / d.total_params : 0;
+        const double wb = r.recipe && r.fp8_all_gather ? d.act_bytes - (d.act_bytes - 1) * std::clamp(linear_share, 0.0, 1.0) : d.act_bytes;
         double time = 0, bytes = 0;
         std::string label, why;
         auto both = [&](auto&& one) { one(grad_dense, weight_dense, n_dense, l_dense); one(grad_expert, weight_expert, n_expert, l_expert); };
@@ -198,8 +300,10 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     for (const auto& c : st.comms) st.step_s += c.exposed_s;
     st.tokens_per_s = st.tokens_per_step / st.step_s;
     st.tokens_per_s_per_gpu = st.tokens_per_s / gpus;
-    st.mfu = st.model_flops_per_token * st.tokens_per_s_per_gpu / (r.peak_tflops * 1e12);
-    st.hfu = st.hardware_flops_per_token * st.tokens_per_s_per_gpu / (r.peak_tflops * 1e12);
+    // MFU and HFU against the dense BF16 peak, as torchtitan, Megatron and the Llama 3 paper report them
+    // ("BF16 MFU"), whatever precision the linears run at.
+    st.mfu = st.model_flops_per_token * st.tokens_per_s_per_gpu / (r.peak16_tflops * 1e12);
+    st.hfu = st.hardware_flops_per_token * st.tokens_per_s_per_gpu / (r.peak16_tflops * 1e12);
 
     st.bound_key = "compute";
     double largest = st.compute_s;

@@ -159,6 +159,13 @@ const Gpu kCatalog[] = {
     // usable: as the H100 SXM (same 80 GB HBM3; no H800 figure published)
     {"h800", "H800 80GB", 79.11, 80, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 3.35, "NVLink 4 (NVSwitch, 400 GB/s)", 200, 8,
      kPcie5, 8, "NVIDIA H800 datasheet; DeepSeek-V3 technical report §3.1"},
+    // H100 96GB HBM2e at 500 W on Meta's Grand Teton hosts (torchtitan docs/performance.md, benchmarks of
+    // 2024-12 and 2025-06: "96GB HBM2e with 2.4 TB/sec peak memory bandwidth", "default 500W power limit",
+    // 400 Gb/s RDMA per GPU); torchao counts its peak as the SXM part's (torchao/testing/training/roofline_utils.py
+    // gpu_name_to_specs "NVIDIA H100": 989 BF16, 1,979 FP8, 2.4e12 B/s "custom to Meta's H100 variant").
+    // usable: no PyTorch figure published; the marketed 96 GB less the SXM part's 0.89 GiB
+    {"h100-gt", "H100 96GB HBM2e (500 W)", 95.11, 96, "NVIDIA", 67, 494.7, 989.4, 1978.9, 0, 2.4, "NVLink 4 (NVSwitch)",
+     450, 8, kPcie5, 8, "torchtitan docs/performance.md (Grand Teton); torchao roofline_utils.py"},
     // H20 (export variant): 96 GB HBM3, 4.0 TB/s, 148 BF16, 296 FP8, 44 FP32, NVLink 900 GB/s. NVIDIA
     // publishes no public datasheet; figures from the partner product brief as widely reported.
     {"h20", "H20 96GB", 96, 96, "NVIDIA", 44, 74, 148, 296, 0, 4.0, "NVLink 4 (NVSwitch)", 450, 8, kPcie5, 8,
@@ -249,6 +256,58 @@ const std::vector<Gpu>& gpu_catalog() {
 }
 
 double gpu_bytes(const Gpu& gpu) { return gpu.memory_gib * 1024.0 * 1024.0 * 1024.0; }
+
+namespace {
+
+// Measured kernel ceilings. MAMF (maximum achievable matmul FLOPS): the best mean TFLOPS of a
+// brute-force search over matmul shapes, torch.matmul, 100 iterations after 50 warm-up (stas00/ml-engineering
+// compute/accelerator/README.md "Maximum Achievable Matmul FLOPS comparison table", BF16 and FP8
+// float8_e4m3fn tables; "H100 SXM ... H200 is the same" in the BF16 table). SM counts: NVIDIA's
+// architecture whitepapers and datasheets (H100 SXM5 132, PCIe 114; A100 108; B200 148 per GPU; L40/L40S
+// 142; RTX 4090 128, 4080 76, 3090 82, 5090 170; H20 78) and AMD's CDNA 3 whitepaper (MI300X/MI325X 304 CUs).
+// NVLink SHARP (NVLS): third-generation NVSwitch reduces in the switch (NVIDIA NCCL 2.17+ release notes;
+// HGX H100/H200/H20, HGX B200/B300 and NVL72 boards).
+// The Grand Teton H100: torchao/testing/training/roofline_utils.py, "pct_achievable_gemm_tops_bf16": 0.69 and
+// "_fp8": 0.78 of 989 / 1,979 "based on experimental observation with sample large inputs" on that variant.
+struct AchievedRow {
+    const char* id;
+    Achieved a;
+};
+const AchievedRow kAchieved[] = {
+    {"h100", {794.5, 1402.6, 132, true, true, "MAMF table: H100 SXM 794.5 BF16 (torch 2.7.0+cu126), 1,402.6 FP8"}},
+    {"h800", {794.5, 1402.6, 132, true, true, "MAMF table: H100 SXM (the H800 is the same die and clocks)"}},
+    {"h200", {794.5, 1453.4, 132, true, true, "MAMF table: H100 SXM BF16 ('H200 is the same'), H200 SXM 1,453.4 FP8"}},
+    {"h100-gt", {0.69 * 989, 0.78 * 1979, 132, true, true, "torchao roofline_utils.py: 69 % BF16, 78 % FP8 measured on Meta's H100"}},
+    {"h100-pcie", {0, 0, 114, true, false, ""}},
+    {"h100-nvl", {0, 0, 132, true, false, ""}},
+    {"h20", {0, 0, 78, true, true, ""}},
+    {"a100-80", {271.2, 0, 108, false, false, "MAMF table: A100 SXM 271.2 BF16 (torch 2.6.0+cu126)"}},
+    {"a100-40", {271.2, 0, 108, false, false, "MAMF table: A100 SXM 271.2 BF16"}},
+    {"a100-80-pcie", {252.9, 0, 108, false, false, "MAMF table: A100 PCIe 252.9 BF16"}},
+    {"a100-40-pcie", {252.9, 0, 108, false, false, "MAMF table: A100 PCIe 252.9 BF16"}},
+    {"b200", {1745.0, 3432.5, 148, false, true, "MAMF table: B200 SXM 1,745.0 BF16, 3,432.5 FP8 (torch 2.7.1+cu128)"}},
+    {"b300", {1769.0, 3353.3, 148, false, true, "MAMF table: B300 SXM 1,769.0 BF16, 3,353.3 FP8 (torch 2.9.1+cu130)"}},
+    {"gb200", {1822.0, 3615.6, 148, false, true, "MAMF table: GB200 SXM 1,822.0 BF16, 3,615.6 FP8"}},
+    {"mi300x", {668.4, 0, 304, false, false, "MAMF table: MI300X 668.4 BF16 (ROCm 6.3, TunableOp)"}},
+    {"mi325x", {784.9, 0, 304, false, false, "MAMF table: MI325X 784.9 BF16 (ROCm 6.2.4, TunableOp, 1000 W)"}},
+    {"mi355x", {1565.0, 0, 256, false, false, "MAMF table: MI355X 1,565.0 BF16 (ROCm 7.0.2)"}},
+    {"gaudi2", {418.7, 826.5, 0, false, false, "MAMF table: Gaudi 2 418.7 BF16, 826.5 FP8"}},
+    {"gaudi3", {1243.0, 1289.5, 0, false, false, "MAMF table: Gaudi 3 1,243.0 BF16, 1,289.5 FP8"}},
+    {"l40s", {0, 0, 142, false, false, ""}},
+    {"l40", {0, 0, 142, false, false, ""}},
+    {"rtx4090", {0, 0, 128, false, false, ""}},
+    {"rtx4080", {0, 0, 76, false, false, ""}},
+    {"rtx3090", {0, 0, 82, false, false, ""}},
+    {"rtx5090", {0, 0, 170, false, false, ""}},
+};
+
+}  // namespace
+
+Achieved achieved(const Gpu& gpu) {
+    for (const auto& row : kAchieved)
+        if (std::string(row.id) == gpu.id) return row.a;
+    return Achieved{};
+}
 
 const Gpu& find_gpu(const std::string& id, const std::string& field) {
     for (const Gpu& g : gpu_catalog())

@@ -30,6 +30,18 @@ struct Gpu {
     const char* source;  // datasheet(s) the figures come from
 };
 
+// What a GPU's kernels were measured to reach, where a benchmark is published
+// (the cluster planner's per-op roofline, core/cluster/kernels.cpp); cited in gpus.cpp.
+struct Achieved {
+    double mamf_bf16 = 0;  // maximum achievable BF16 matmul TFLOPS (0 = no measurement published)
+    double mamf_fp8 = 0;   // the same for FP8 (e4m3) inputs
+    int sms = 0;           // streaming multiprocessors / compute units (wave quantization); 0 = not modelled
+    bool hopper = false;   // sm_90: FlashAttention-3 and cuDNN's Hopper attention kernels run here
+    bool nvls = false;     // NVSwitch with NVLink SHARP (third-generation NVSwitch on, Hopper and Blackwell)
+    const char* source = "";
+};
+Achieved achieved(const Gpu& gpu);  // by catalog id; an id without a row gets zeros
+
 const std::vector<Gpu>& gpu_catalog();  // ordered by usable memory
 double gpu_bytes(const Gpu& gpu);      // usable capacity in bytes
 // The catalog entry with this id; throws InputError(field, ...) listing the ids.

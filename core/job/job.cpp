@@ -7,12 +7,13 @@
 
 #include "text/errors.hpp"
 #include "text/json_text.hpp"
-#include "job/choice.hpp"
+#include "job/choices.hpp"
 #include "job/engine_presets.hpp"
 #include "job/job_serving.hpp"
 #include "job/vllm_versions.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
+#include "model/heads.hpp"
 
 namespace vramcalc {
 namespace {
@@ -31,7 +32,9 @@ const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
 const Choice<QloraMatmul> kQloraMatmul[] = {{"bitsandbytes", QloraMatmul::Bitsandbytes}, {"torchao", QloraMatmul::Torchao}};
 const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
 const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
-const Choice<Loss> kLoss[] = {{"full", Loss::Full}, {"full_fp32", Loss::FullFp32}, {"chunked", Loss::Chunked}, {"fused", Loss::Fused}};
+const Choice<Loss> kLoss[] = {{"full", Loss::Full},       {"full_fp32", Loss::FullFp32},
+                              {"chunked", Loss::Chunked}, {"fused", Loss::Fused},
+                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
                                         {"autocast", Precision::Autocast}};
 const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
@@ -41,7 +44,7 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
-                                         {"torchtitan", Framework::Torchtitan}};
+                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo}};
 
 const NumberFormat* float_format(const json& v, const std::string& field) {
     const NumberFormat& f = find_format(text_field(v, field), field);
@@ -77,7 +80,7 @@ void read_lora_targets(const std::string& spec, Job& job) {
 // One job field read into `job`. Returns false for an unknown key.
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
-    if (read_serving_field(job, key, v, field)) return true;
+    if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
@@ -98,6 +101,17 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "grad_accum") job.grad_accum = whole_field(v, field, 1, 1'000'000);
     else if (key == "batch") job.batch = whole_field(v, field, 1, 1'000'000);
     else if (key == "seq") job.seq = whole_field(v, field, 1, 100'000'000);
+    else if (key == "encoder_seq") job.encoder_seq = whole_field(v, field, 0, 100'000'000);
+    else if (key == "num_labels") job.num_labels = whole_field(v, field, 0, 1'000'000);
+    else if (key == "head") {
+        const std::string name = text_field(v, field);
+        job.head_auto = name == "auto";
+        if (!job.head_auto && !head_named(name, job.head)) {
+            std::string names;
+            for (const char* n : head_names()) names += (names.empty() ? "" : ", ") + std::string(n);
+            throw InputError(field, "must be one of " + names + ", got '" + short_text(name) + "'");
+        }
+    }
     else if (key == "checkpointing") {
         if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
         else job.checkpointing = read_choice(v, field, kCheckpointing);
@@ -109,6 +123,8 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "loss") job.loss = read_choice(v, field, kLoss);
     else if (key == "loss_chunks") job.loss_chunks = whole_field(v, field, 1, 1024);
     else if (key == "compile") job.compile = bool_field(v, field);
+    else if (key == "compile_loss") job.compile_loss = bool_field(v, field);
+    else if (key == "loss_parallel") job.loss_parallel = bool_field(v, field);
     else if (key == "sync_module_states") job.sync_module_states = bool_field(v, field);
     else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
     else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
@@ -131,9 +147,10 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
-    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
-    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation";
+    "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, encoder_seq, head, num_labels, checkpointing, activation_offload, attention, "
+    "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
+    "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, shard_degree, capacity_factor";
 
 // The entry of vllm_version (core/job/vllm_versions.cpp) for the engine it runs: its fields
 // where the user gives none, each named in the assumptions.
@@ -191,6 +208,14 @@ std::vector<const char*> precision_names() { return names_of(kPrecision); }
 std::vector<const char*> memory_kind_names() { return names_of(kMemoryKind); }
 std::vector<const char*> framework_names() { return names_of(kFrameworks); }
 
+int64_t encoder_tokens(const Job& job, const ModelConfig& c) {
+    if (job.encoder_seq > 0) return job.encoder_seq;
+    // WhisperEncoder takes 30 s of audio: 3000 mel frames, 1500 after conv2's stride
+    // (transformers models/whisper/modeling_whisper.py checks the input length).
+    if (c.encoder_positions > 0) return c.encoder_positions;
+    return job.seq;
+}
+
 Job parse_job(const json& j) {
     if (!j.is_object()) throw InputError("job", "must be a JSON object, got " + describe_value(j));
     Job job;
@@ -205,11 +230,15 @@ Job parse_job(const json& j) {
             job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
     }
+    // Whether the user or the framework's preset gives a field.
+    const auto given = [&](const char* key) {
+        return j.contains(key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(),
+                                                            [key](const PresetField& f) { return std::string(f.key) == key; }));
+    };
     // Then the mode's own defaults, where neither the framework nor the user sets the field.
     if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
     for (const PresetField& f : mode_defaults(job.mode)) {
-        const auto sets = [&f](const PresetField& g) { return std::string(g.key) == f.key; };
-        if (j.contains(f.key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(), sets))) continue;
+        if (given(f.key)) continue;
         read_field(job, f.key, json::parse(f.value));
         job.assumptions.push_back(std::string(mode_name(job.mode)) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
     }
@@ -232,6 +261,8 @@ Job parse_job(const json& j) {
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
                                                     serving_field_names());
+    // The loss is compiled with the model unless the job or its preset says otherwise.
+    if (!given("compile_loss")) job.compile_loss = job.compile;
     job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");
     if (!job.tensor_split.empty() && static_cast<int64_t>(job.tensor_split.size()) != job.gpus)
         throw InputError("job.tensor_split", "gives " + std::to_string(job.tensor_split.size()) + " shares for " +

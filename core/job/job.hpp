@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/config.hpp"
 #include "model/formats.hpp"
 
 namespace vramcalc {
@@ -33,6 +34,8 @@ enum class Loss {
               // shifts a copy (transformers <= 4.45 LlamaForCausalLM, torchtune <= 0.2)
     Chunked,  // torchtune CEWithChunkedOutputLoss: 16-bit logit chunks, fp32 one chunk at a time
     Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
+    VocabParallel,  // Megatron vocab_parallel_cross_entropy: one fp32 copy, exp'd in place and reused as the gradient
+    Shifted,  // transformers without an fp32 upcast (GPT-2, GPT-NeoX before 4.46): logits, shifted copy and log_softmax in the model dtype
 };
 // Where the parameters of full training live and in which dtype.
 enum class Precision {
@@ -60,7 +63,7 @@ enum class ModelInit {
     None,         // not modelled: init frees what it allocates in sizes the step reuses
     TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
 };
-enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan };
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan, Nemo };
 // Inference engines, each with its own memory accounting (core/serving.cpp;
 // presets in core/engine_presets.cpp).
 enum class Engine {
@@ -97,6 +100,30 @@ enum class CaptureSizes {
 };
 // transformers generate cache_implementation (cache_utils.py).
 enum class CacheImpl { Dynamic, Static, Offloaded, OffloadedStatic, Quantized };
+// How the data-parallel ranks shard and move the model states (memory/parallel.cpp
+// reads each one's buffers; presets in job/presets.cpp choose one per framework).
+enum class ShardingImpl {
+    Fsdp2,      // torch fully_shard: per-unit all-gather and reduce-scatter buffers, one unit prefetched
+    Fsdp1,      // FullyShardedDataParallel: flat parameters, side-stream pools, at most 2 all-gathers in flight
+    DeepSpeed,  // ZeRO stages 1-3: reduce bucket (reduce_bucket_size), stage-3 prefetch bucket
+    Megatron,   // Megatron-Core DDP: persistent full-size grad buffer, in-place reduce-scatter / all-gather
+};
+// When FSDP frees a unit's gathered parameters after its forward.
+enum class ReshardAfterForward {
+    Always,      // FULL_SHARD / fully_shard(reshard_after_forward=True): gathered again in backward
+    Never,       // SHARD_GRAD_OP / reshard_after_forward=False: kept from forward through backward
+    Torchtitan,  // torchtitan's default policy: blocks reshard except under PP; [norm, output] never
+};
+// Pipeline schedules: how many micro-batches' activations a stage holds at once.
+enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubbleV, DualPipeV };
+// Which pipeline stage's GPU an estimate describes.
+enum class PpStage { Peak, First, Last };
+// FP8 training recipes (what they keep beside the bf16 ones).
+enum class Fp8 {
+    None,
+    Torchao,            // torchao float8 linears (tensorwise / rowwise): bf16 saved tensors, fp8 casts transient
+    TransformerEngine,  // TE fp8 linears: fp8 copies of weights (+ transposes) cached, fp8 linear inputs saved
+};
 struct Gpu;
 
 struct Job {
@@ -117,13 +144,19 @@ struct Job {
     bool fp32_gradients = false;         // fp32 gradient buffers (Megatron main_grad, DeepSpeed bf16 accumulation)
     int64_t grad_accum = 1;              // micro-batches per optimizer step (>1 keeps gradients through forward)
     int64_t batch = 1;                   // micro-batch per GPU (per replica for inference)
-    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference)
+    int64_t seq = 4096;                  // tokens per sequence (prompt + generated for inference); encoder-decoders: the decoder's
+    int64_t encoder_seq = 0;             // encoder-decoders: the encoder's input tokens (0 = seq; Whisper: its max_source_positions frames)
+    bool head_auto = true;               // "auto": the head config.json's architectures names (core/model/heads.cpp)
+    Head head = Head::CausalLM;          // otherwise the model class to load: causal_lm, masked_lm, sequence_classification, ...
+    int64_t num_labels = 0;              // classification outputs (0 = the config's id2label, else 2)
     Checkpointing checkpointing = Checkpointing::None;
     bool activation_offload = false;     // checkpointed activations kept in CPU memory (torchtune, Unsloth)
     Attention attention = Attention::Flash;
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
+    bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
+    bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)
     ModelInit model_init = ModelInit::None;
     QloraMatmul qlora_matmul = QloraMatmul::Bitsandbytes;
     bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
@@ -144,6 +177,20 @@ struct Job {
     int64_t pp = 0;
     int64_t cp = 1;                      // context parallel: splits the sequence
     int zero = 0;                        // ZeRO stage / FSDP: 0 none, 1 optimizer, 2 +gradients, 3 +weights
+    // --- Distributed training (memory/parallel.cpp) ---
+    ShardingImpl sharding_impl = ShardingImpl::Fsdp2;
+    ReshardAfterForward reshard_after_forward = ReshardAfterForward::Always;
+    const NumberFormat* reduce_dtype = nullptr;  // FSDP MixedPrecisionPolicy.reduce_dtype; null = the compute dtype
+    bool sequence_parallel = true;       // TP also splits the h-wide activations along the sequence (Megatron --sequence-parallel)
+    PpSchedule pp_schedule = PpSchedule::OneFOneB;
+    int64_t pp_virtual = 2;              // stages per rank for interleaved 1F1B (torchtitan: 2 per rank for looped schedules)
+    PpStage pp_stage = PpStage::Peak;
+    Fp8 fp8 = Fp8::None;
+    bool fp8_all_gather = false;         // torchao enable_fsdp_float8_all_gather: FSDP gathers fp8 weights
+    int64_t etp = 0;                     // expert tensor parallel (Megatron --expert-tensor-parallel-size); 0 = tp
+    bool async_tp = false;               // torchtitan async tensor parallel (symmetric-memory workspace)
+    int64_t shard_degree = 0;            // hybrid sharding: ZeRO/FSDP shards over this many ranks, replicas across (0 = all)
+    double capacity_factor = 0;          // MoE expert capacity (0 = dropless: every routed token kept)
     MemoryKind report = MemoryKind::Device;
     double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU
     double fragmentation = 0.05;         // caching-allocator slack as a fraction of allocated memory
@@ -225,6 +272,12 @@ struct Job {
 Job parse_job(const nlohmann::json& job);
 
 inline bool trains(const Job& job) { return job.mode != Mode::Inference; }
+// Gradients held in fp32 buffers. DeepSpeed's fp32 accumulation is BF16_Optimizer's (ZeRO 0-1);
+// ZeRO-2/3 reduce into partitions of the model dtype (stage_1_and_2.py grads_in_partition,
+// stage3.py grad_partitions_flat_buffer) and upcast them at the step.
+inline bool fp32_gradient_buffers(const Job& job) {
+    return job.fp32_gradients && !(job.sharding_impl == ShardingImpl::DeepSpeed && job.zero >= 2);
+}
 inline bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
 const char* mode_name(Mode mode);
@@ -259,5 +312,19 @@ std::vector<const char*> model_init_names();
 const char* qlora_matmul_name(QloraMatmul v);
 std::vector<const char*> qlora_matmul_names();
 std::vector<const char*> framework_names();
+// The distributed-training fields (job/parallel_fields.cpp): false for a key that is not one.
+bool read_parallel_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* sharding_impl_name(ShardingImpl v);
+const char* reshard_name(ReshardAfterForward v);
+const char* pp_schedule_name(PpSchedule v);
+const char* pp_stage_name(PpStage v);
+const char* fp8_name(Fp8 v);
+std::vector<const char*> sharding_impl_names();
+std::vector<const char*> reshard_names();
+std::vector<const char*> pp_schedule_names();
+std::vector<const char*> pp_stage_names();
+std::vector<const char*> fp8_names();
+// The encoder's input length of an encoder-decoder job (encoder_seq, else seq; Whisper: its frames).
+int64_t encoder_tokens(const Job& job, const ModelConfig& c);
 
 }  // namespace vramcalc

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware/gpus.hpp"
-#include "job/choice.hpp"
+#include "job/choices.hpp"
 
 namespace vramcalc {
 namespace {

@@ -51,9 +51,11 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;
     if (!trains(job) && llama_cpp_like(job)) {
-        if (job.tp > 1 || job.pp > 1)
-            throw InputError(job.tp > 1 ? "job.tp" : "job.pp", "llama.cpp and Ollama split over gpus by split_mode (layer, row "
-                                                                "or none), not by tp and pp");
+        const bool ok = !llama_cpp_layout(c, job, job.gpus, l.tp, l.pp) ||
+                        ((job.tp <= 1 || job.tp == l.tp) && (job.pp <= 1 || job.pp == l.pp));
+        if (!ok)
+            throw InputError(job.tp > 1 ? "job.tp" : "job.pp", "llama.cpp and Ollama split over gpus by split_mode (layer: "
+                                                                "pp = gpus, row: tp = gpus), not by other tp and pp");
         if (!llama_cpp_layout(c, job, job.gpus, l.tp, l.pp))
             throw InputError("job.gpus", job.split_mode == SplitMode::None
                                              ? "split_mode none keeps the model on one GPU (main_gpu); set split_mode layer or row for " + count(job.gpus)
@@ -82,6 +84,9 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
                                          "), got " + count(job.gpus));
     l.dp = job.gpus / (l.tp * l.pp * l.cp);
     l.zero = trains(job) ? job.zero : 0;
+    if (trains(job) && job.shard_degree > 0 && (l.dp * l.cp) % job.shard_degree != 0)
+        throw InputError("job.shard_degree", "must divide the " + count(l.dp * l.cp) + " data- and context-parallel ranks (" +
+                                                 count(l.dp) + " × CP " + count(l.cp) + "), got " + count(job.shard_degree));
     // Tensor parallelism splits attention heads evenly (Megatron, vLLM).
     if (c.heads > 0 && c.heads % l.tp != 0)
         throw InputError(job.tp > 0 ? "job.tp" : job.pp > 0 ? "job.pp" : "job.gpus",

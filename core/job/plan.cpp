@@ -25,10 +25,16 @@ std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
         }
         return picked;
     }
+    // PEFT matches a target against the end of each module's dotted name ("dense" is BERT's
+    // attention.output.dense, intermediate.dense and output.dense; "q" is T5's q and EncDecAttention.q).
+    auto matches = [](const std::string& module, const std::string& name) {
+        return module == name || (module.size() > name.size() && module[module.size() - name.size() - 1] == '.' &&
+                                  module.compare(module.size() - name.size(), name.size(), name) == 0);
+    };
     for (const std::string& name : job.lora_modules) {
         bool found = false;
         for (const auto& t : model.tensors)
-            if ((t.is_linear() || t.kind == TensorKind::Head) && name == t.module) {  // PEFT can target lm_head by name
+            if ((t.is_linear() || t.kind == TensorKind::Head) && matches(t.module, name)) {  // PEFT can target lm_head by name
                 picked.push_back(&t);
                 found = true;
             }
@@ -108,9 +114,13 @@ double trainable_params(const Model& model, const Job& job) {
     return 0;
 }
 
-Plan make_plan(const Model& m, const Job& job) {
+Plan make_plan(const Model& given, const Job& job) {
+    // The job's head (and label count), resolved once here: the model re-listed with it.
+    std::shared_ptr<const Model> reheaded =
+        with_head(given, job.head_auto ? given.config.head : job.head, job.num_labels, "job.head");
+    const Model& m = reheaded ? *reheaded : given;
     const WeightQuant* shipped = shipped_quant(m, job);
-    Plan p{m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
+    Plan p{reheaded, m, job, compute_format(job), weight_format(job, shipped), shipped, false, nullptr, {}};
     p.exact = keeps_shipped(job) && m.exact.present();
     if (!trains(job)) p.kv = job.kv_dtype ? job.kv_dtype : &p.compute;
     // Targets are checked in every mode, so a bad list is reported even when unused.
@@ -125,11 +135,29 @@ Plan make_plan(const Model& m, const Job& job) {
     p.trainable = job.mode == Mode::Train ? m.params.total : uses_adapters(job) ? lora_params(p.lora, job.lora_rank) : 0;
     if (trains(job) && job.optimizer == Optimizer::Adafactor) p.adafactor_values = adafactor_state_values(p);
     for (const auto& t : m.tensors) {
+        double& group = t.kind == TensorKind::Embedding ? p.embedding_params
+                        : t.kind == TensorKind::Head    ? p.head_params
+                        : t.kind == TensorKind::RoutedExpert ? p.expert_params
+                                                             : p.dense_params;
+        group += t.params();
+        if (t.is_linear()) (t.kind == TensorKind::RoutedExpert ? p.linear_expert : p.linear_dense) += t.params();
         const double one = static_cast<double>(t.in) * static_cast<double>(t.out);
         p.largest_tensor = std::max(p.largest_tensor, one);
         if (t.is_linear()) p.largest_linear = std::max(p.largest_linear, one);
         if (m.config.layers > 0 && t.kind != TensorKind::Embedding && t.kind != TensorKind::Head)
             p.layer_params += t.params() / static_cast<double>(m.config.layers);
+    }
+    if (m.tensors.empty()) p.dense_params = m.params.total;  // a num_parameters-only config: one group
+    // Trainable parameters by the same groups: every weight for full training, the adapters of the
+    // targeted matrices for LoRA (they sit beside, and split like, the matrix they adapt).
+    if (job.mode == Mode::Train) {
+        p.trainable_embedding = p.embedding_params, p.trainable_head = p.head_params;
+        p.trainable_expert = p.expert_params, p.trainable_dense = p.dense_params;
+    } else if (uses_adapters(job)) {
+        for (const Tensor* t : p.lora) {
+            const double a = static_cast<double>(job.lora_rank) * static_cast<double>(t->in + t->out) * static_cast<double>(t->copies);
+            (t->kind == TensorKind::Head ? p.trainable_head : t->kind == TensorKind::RoutedExpert ? p.trainable_expert : p.trainable_dense) += a;
+        }
     }
     return p;
 }

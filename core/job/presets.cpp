@@ -21,6 +21,7 @@ const std::vector<Preset> kPresets = {
      "Accelerate FSDP",
      {
          {"zero", "3", "accelerate FullyShardedDataParallelPlugin sharding_strategy FULL_SHARD"},
+         {"sharding_impl", "\"fsdp1\"", "accelerate utils/dataclasses.py FullyShardedDataParallelPlugin: torch FullyShardedDataParallel (fsdp_version 1)"},
          {"precision", "\"autocast\"", "accelerate mixed_precision bf16 with FSDP: fp32 sharded params, bf16 compute"},
          {"optimizer_impl", "\"foreach\"", "torch.optim.AdamW default foreach on CUDA"},
          {"attention", "\"sdpa\"", "transformers default attn_implementation sdpa"},
@@ -30,6 +31,8 @@ const std::vector<Preset> kPresets = {
      "torchtune",
      {
          {"precision", "\"pure\"", "torchtune recipes/full_finetune_single_device.py: model loaded in dtype bf16, no master copy"},
+         {"sharding_impl", "\"fsdp2\"", "torchtune training/_distributed.py shard_model: fully_shard per layer, then the root (torchtune >= 0.2)"},
+         {"reshard_after_forward", "\"always\"", "torchtune recipes/full_finetune_distributed.py: cfg.get('fsdp_reshard_after_forward', True)"},
          {"optimizer_dtype", "\"bf16\"", "torch.optim.AdamW zeros_like(param): states take the bf16 param dtype"},
          {"optimizer_impl", "\"fused\"", "torchtune recipes/configs/llama3_2/3B_full_single_device.yaml optimizer fused: True"},
          {"attention", "\"sdpa\"", "torchtune modules/attention.py: scaled_dot_product_attention after expanding k, v"},
@@ -44,6 +47,7 @@ const std::vector<Preset> kPresets = {
      "DeepSpeed ZeRO",
      {
          {"precision", "\"master\"", "deepspeed runtime/bf16_optimizer.py BF16_Optimizer: bf16 params + fp32 master copy"},
+         {"sharding_impl", "\"deepspeed\"", "deepspeed runtime/zero/stage_1_and_2.py, stage3.py: ZeRO's flat partitions and reduce buckets"},
          {"fp32_gradients", "true", "deepspeed BF16_Optimizer: gradients accumulated in fp32 (fp32_groups_gradients)"},
          {"optimizer_impl", "\"fused\"", "deepspeed ops/adam FusedAdam"},
          {"attention", "\"flash\"", "typical DeepSpeed recipes use flash-attn 2"},
@@ -53,6 +57,9 @@ const std::vector<Preset> kPresets = {
      "Megatron-LM",
      {
          {"precision", "\"master\"", "megatron core optimizer Float16OptimizerWithFloat16Params: fp32 main params"},
+         {"sharding_impl", "\"megatron\"", "megatron core distributed/param_and_grad_buffer.py: persistent grad buffer, in-place reduce-scatter"},
+         {"sequence_parallel", "false", "megatron training/arguments.py: --sequence-parallel is off unless given"},
+         {"loss", "\"vocab_parallel\"", "megatron core models/gpt/gpt_model.py compute_language_model_loss: tensor_parallel.vocab_parallel_cross_entropy"},
          {"fp32_gradients", "true", "megatron arguments --accumulate-allreduce-grads-in-fp32 (on for bf16): main_grad buffers"},
          {"optimizer_impl", "\"fused\"", "megatron uses apex/TE FusedAdam"},
          {"attention", "\"flash\"", "megatron core TEDotProductAttention (flash / cuDNN fused attention)"},
@@ -75,6 +82,11 @@ const std::vector<Preset> kPresets = {
      {
          {"mode", "\"train\"", "torchtitan trains every weight (pretraining; no adapters)"},
          {"zero", "3", "torchtitan parallelize: FSDP2 fully_shard over the data-parallel mesh"},
+         {"sharding_impl", "\"fsdp2\"", "torchtitan models/llama3/infra/parallelize.py apply_fsdp: fully_shard per block"},
+         {"reshard_after_forward", "\"torchtitan\"", "torchtitan apply_fsdp, fsdp_reshard_after_forward 'default': blocks reshard unless PP; [norm, output] never"},
+         {"reduce_dtype", "\"fp32\"", "torchtitan config parallelism.mixed_precision_reduce = float32 (MixedPrecisionPolicy reduce_dtype)"},
+         {"sequence_parallel", "true", "torchtitan apply_tp: SequenceParallel on the norms, sequence-sharded block outputs"},
+         {"loss_parallel", "true", "torchtitan train.py: loss under loss_parallel() unless parallelism.disable_loss_parallel (False by default)"},
          // FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32) over fp32 sharded parameters:
          // 4 (param) + 4 (grad) + 8 (Adam) bytes per parameter, as master weights count them.
          {"precision", "\"master\"", "torchtitan config training.mixed_precision_param=bfloat16 over fp32 FSDP2 shards"},
@@ -83,6 +95,18 @@ const std::vector<Preset> kPresets = {
          {"attention", "\"sdpa\"", "torchtitan models/llama3 Attention: F.scaled_dot_product_attention (flash backend)"},
          {"loss", "\"full\"", "torchtitan train.py cross_entropy_loss: F.cross_entropy(pred.float()), pred deleted before backward"},
          {"report", "\"reserved\"", "torchtitan metrics.py: memory_stats reserved_bytes.all.peak"},
+     }},
+    {Framework::Nemo,
+     "NeMo 2.0",
+     {
+         {"zero", "1", "nemo collections/llm/recipes/optim/adam.py distributed_fused_adam_with_cosine_annealing: use_distributed_optimizer=True"},
+         {"sharding_impl", "\"megatron\"", "nemo MegatronStrategy: Megatron-Core DistributedDataParallel (param_and_grad_buffer.py)"},
+         {"precision", "\"master\"", "nemo recipes/precision/mixed_precision.py bf16_mixed: bf16 params, fp32 main params in the distributed optimizer"},
+         {"fp32_gradients", "true", "nemo recipes/precision/mixed_precision.py bf16_mixed: grad_reduce_in_fp32=True"},
+         {"sequence_parallel", "false", "nemo recipes/llama3_8b.py trainer(sequence_parallelism=False)"},
+         {"loss", "\"vocab_parallel\"", "megatron core models/gpt/gpt_model.py compute_language_model_loss: tensor_parallel.vocab_parallel_cross_entropy"},
+         {"optimizer_impl", "\"fused\"", "nemo MegatronOptimizerModule: TE/apex FusedAdam"},
+         {"attention", "\"flash\"", "megatron core TEDotProductAttention (flash / cuDNN fused attention)"},
      }},
 };
 

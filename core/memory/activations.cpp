@@ -5,22 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "memory/activations_encoder.hpp"
+#include "memory/activations_parts.hpp"
 #include "text/errors.hpp"
 
 namespace vramcalc {
-namespace {
-
-// Sizes of one block, per token, before dividing by TP. Bytes: B for the
-// compute dtype, R for the residual stream (fp32 under autocast).
-struct Shape {
-    double h, heads, kv_heads, head_dim, I, s, B, R;
-    bool train_all;     // full training: every weight trains
-    bool inputs_kept;   // every linear keeps its input: full training, or a bitsandbytes QLoRA base
-    uint32_t lora;      // roles with adapters
-    double dropout;     // LoRA dropout
-    bool compile;
-    double rank;
-};
+namespace act {  // shared with the encoder stacks (memory/activations_parts.hpp)
 
 Shape shape_of(const Plan& p) {
     const ModelConfig& c = p.m.config;
@@ -31,13 +21,16 @@ Shape shape_of(const Plan& p) {
     return {static_cast<double>(c.hidden), heads, static_cast<double>(c.kv_heads > 0 ? c.kv_heads : c.heads),
             static_cast<double>(c.head_dim > 0 ? c.head_dim : c.hidden / std::max<int64_t>(1, c.heads)),
             static_cast<double>(c.intermediate), static_cast<double>(p.job.seq), B, autocast ? 4.0 : B,
+            // TE Linear / LayerNormLinear under fp8_autocast save the fp8 cast of their input for the
+            // weight gradient (transformer_engine/pytorch/module/linear.py _Linear.forward).
+            p.job.fp8 == Fp8::TransformerEngine && p.job.mode == Mode::Train ? 1.0 : B,
             p.job.mode == Mode::Train,
             // bitsandbytes MatMul4Bit.forward (bitsandbytes/autograd/_functions.py) stores
             // ctx.tensors = (A, B) whenever the input needs a gradient, frozen weight or not;
             // a frozen nn.Linear (mm's derivative formula) and torchao's linear_nf4 keep none.
             p.job.mode == Mode::Train || (p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes),
             p.lora_roles, p.job.lora_dropout, p.job.compile,
-            static_cast<double>(p.job.lora_rank)};
+            static_cast<double>(p.job.lora_rank), p.job.attention, c.softmax_fp32};
 }
 
 // The input of the linears with `roles`, of width `width`: saved once when
@@ -47,7 +40,7 @@ Shape shape_of(const Plan& p) {
 double linear_inputs(const Shape& d, uint32_t roles, int n_roles_targeted, double width) {
     double bytes = 0;
     const bool adapters = (d.lora & roles) != 0;
-    if (d.inputs_kept || (adapters && d.dropout == 0)) bytes += width * d.B;
+    if (d.inputs_kept || (adapters && d.dropout == 0)) bytes += width * d.LB;
     if (adapters) bytes += n_roles_targeted * ((d.dropout > 0 ? width * (d.B + 1) : 0) + d.rank * d.B);
     return bytes;
 }
@@ -77,8 +70,8 @@ double eager_scores(const Plan& p, const Shape& d, double heads) {
     const double n = heads * d.s;
     const double dropout = p.m.config.attention_dropout;
     // Llama-like models compute softmax in fp32 and cast back (HF eager_attention_forward);
-    // GPT-2 / GPT-NeoX keep the model dtype.
-    const bool fp32_softmax = p.m.config.norm == NormKind::RMSNorm;
+    // GPT-2 / GPT-NeoX / BERT keep the model dtype (config.softmax_fp32, resolved per family).
+    const bool fp32_softmax = d.softmax_fp32;
     double bytes = n * (fp32_softmax ? 4 : d.B);
     const bool copy = fp32_softmax && d.B != 4;
     if (dropout > 0) bytes += n * (1 + d.B);  // mask + dropped probabilities saved by the ·v matmul
@@ -91,8 +84,9 @@ double eager_scores(const Plan& p, const Shape& d, double heads) {
 // for selective recomputation.
 void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     const double hq = d.heads * d.head_dim, hk = d.kv_heads * d.head_dim;
-    a.add("attention input (q/k/v)", linear_inputs(d, kRoleQ | kRoleK | kRoleV, targeted(d, {kRoleQ, kRoleK, kRoleV}), d.h));
-    const Attention kernel = p.job.attention;
+    a.add("attention input (q/k/v)", linear_inputs(d, kRoleQ | kRoleK | kRoleV | kRoleQkv,
+                                                   targeted(d, {kRoleQ, kRoleK, kRoleV, kRoleQkv}), d.h), true);
+    const Attention kernel = d.kernel;
     // q after RoPE; RoPE's multiplies save only cos/sin, shared by all layers.
     double qkv = hq * d.B;
     // HF sdpa and eager (repeat_kv) and torchtune expand k and v to every head;
@@ -110,15 +104,19 @@ void llama_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     // output; SDPA and eager transpose it into a new tensor.
     double o_in = linear_inputs(d, kRoleO, targeted(d, {kRoleO}), hq);
     const bool plain_input_saved = d.inputs_kept || ((d.lora & kRoleO) && d.dropout == 0);
-    if (kernel == Attention::Flash && plain_input_saved) o_in -= hq * d.B;
+    if (kernel == Attention::Flash && plain_input_saved && d.LB == d.B) o_in -= hq * d.B;
     a.add("o_proj input", o_in);
 }
+
+}  // namespace act
+namespace {
+using namespace act;
 
 // GPT-2 / GPT-NeoX: fused QKV projection. GPT-2 saves q, k, v as views of the
 // fused output (its whole storage, 3h); NeoX rotates q and k into new tensors
 // and keeps v as a view of the fused output.
 void fused_attention(const Plan& p, const Shape& d, BlockActivations& a) {
-    a.add("attention input (qkv)", linear_inputs(d, kRoleQkv, targeted(d, {kRoleQkv}), d.h));
+    a.add("attention input (qkv)", linear_inputs(d, kRoleQkv, targeted(d, {kRoleQkv}), d.h), true);
     const bool gpt2 = p.m.config.family == Family::Gpt2;
     a.add("q, k, v", gpt2 ? 3 * d.h * d.B : (3 + 2) * d.h * d.B);
     double core = p.job.attention == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
@@ -134,7 +132,7 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     const double heads = d.heads, qk = static_cast<double>(c.qk_nope_head_dim + c.qk_rope_head_dim);
     const double dv = static_cast<double>(c.v_head_dim), rq = static_cast<double>(c.q_lora_rank);
     const double rkv = static_cast<double>(c.kv_lora_rank);
-    a.add("attention input", linear_inputs(d, kRoleQLatent | kRoleKvLatent | kRoleQ, targeted(d, {kRoleQLatent, kRoleKvLatent, kRoleQ}), d.h));
+    a.add("attention input", linear_inputs(d, kRoleQLatent | kRoleKvLatent | kRoleQ, targeted(d, {kRoleQLatent, kRoleKvLatent, kRoleQ}), d.h), true);
     double latents = norm_bytes(p, d, rkv) + linear_inputs(d, kRoleKvUp, targeted(d, {kRoleKvUp}), rkv);
     // In fp32 the kv norm's input is a split view of kv_a_proj's output: the rope part stays alive with it.
     if (d.B == 4 && !d.compile) latents += 4 * static_cast<double>(c.qk_rope_head_dim);
@@ -157,6 +155,9 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("o_proj input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), heads * dv) - (plain ? (heads * dv - o_copy) * d.B : 0));
 }
 
+}  // namespace
+namespace act {
+
 // One gated (SwiGLU/GeGLU) MLP of width I over `copies` tokens per token: the
 // activation saves its input g, the product saves act(g) and u, down_proj
 // saves the product. torch.compile recomputes act(g) from g.
@@ -166,7 +167,7 @@ double gated_mlp(const Shape& d, double I, bool expert) {
     double bytes = (d.compile ? 2 : 3) * I * d.B;  // g, act(g), u
     // the product, down_proj's input: kept for its weight gradient, or by an adapter's lora_A
     // (with LoRA dropout, the adapter keeps its mask and dropped copy instead)
-    if (d.inputs_kept || (adapter && d.dropout == 0)) bytes += I * d.B;
+    if (d.inputs_kept || (adapter && d.dropout == 0)) bytes += I * d.LB;
     if (adapter) bytes += d.rank * d.B + (d.dropout > 0 ? I * (d.B + 1) : 0);
     return bytes;
 }
@@ -174,17 +175,21 @@ double gated_mlp(const Shape& d, double I, bool expert) {
 void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     const ModelConfig& c = p.m.config;
     if (c.gated_mlp) {
-        a.add("MLP input", linear_inputs(d, kRoleGate | kRoleUp, targeted(d, {kRoleGate, kRoleUp}), d.h));
+        a.add("MLP input", linear_inputs(d, kRoleGate | kRoleUp, targeted(d, {kRoleGate, kRoleUp}), d.h), true);
         a.add("MLP gate/up/product", gated_mlp(d, d.I, false));
         return;
     }
-    a.add("MLP input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
+    a.add("MLP input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h), true);
     // GELU: one op saves its input; GPT-2's gelu_new is a Python composite
     // (pow, tanh, 0.5·x, 1 + tanh) that saves four I-wide tensors.
     const double act = d.compile ? 1 : c.activation == Activation::GeluTanhComposite ? 4 : 1;
     a.add("MLP activation", act * d.I * d.B);
     a.add("MLP output projection input", linear_inputs(d, kRoleDown, targeted(d, {kRoleDown}), d.I));
 }
+
+}  // namespace act
+namespace {
+using namespace act;
 
 // A Mamba mixer through the fused kernels HF calls when mamba_ssm is
 // installed. Mamba-1 (state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py
@@ -200,7 +205,7 @@ void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a, bool shared_input = false) {
     const RecurrentDims& r = p.m.config.recurrent;
     const double di = static_cast<double>(r.d_inner), N = static_cast<double>(r.d_state);
-    if (!shared_input) a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h));
+    if (!shared_input) a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h), true);
     if (p.m.config.mamba2) {
         const double g = static_cast<double>(std::max<int64_t>(1, r.groups)), H = static_cast<double>(r.heads);
         a.add("in_proj output zxbcdt", (2 * di + 2 * g * N + H) * d.B);
@@ -227,7 +232,7 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
     const bool expert_inputs = d.inputs_kept || (d.lora & kRoleExpert);
     // Router: its input (Mixtral: the norm output; DeepSeek: an fp32 copy), fp32 probabilities, top-k
     // int64 indices and fp32 values (12 per slot), the renormalizing sum (4).
-    a.add("router", (deepseek ? 4 * d.h : (d.train_all ? d.h * d.B : 0)) + E * 4 + k * 12 + 4);
+    a.add("router", (deepseek ? 4 * d.h : (d.train_all ? d.h * d.B : 0)) + E * 4 + k * 12 + 4, true);
     // torch.where(expert_mask): one int64 (token, slot) pair per routed slot (16).
     a.add("dispatch indices", k * 16);
     a.add("routed token copies", k * (expert_inputs ? d.h * d.B : 0));
@@ -239,6 +244,7 @@ void moe_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 }
 
 }  // namespace
+using namespace act;
 
 // An attention-free Mamba stack has no heads.
 void require_dimensions(const ModelConfig& c) {
@@ -247,9 +253,9 @@ void require_dimensions(const ModelConfig& c) {
         require_dimension(value, field, "activation memory");
 }
 
-void BlockActivations::add(const char* name, double bytes) {
+void BlockActivations::add(const char* name, double bytes, bool hidden_wide) {
     if (bytes <= 0 || count >= static_cast<int>(parts.size())) return;
-    parts[count++] = {name, bytes};
+    parts[count++] = {name, bytes, hidden_wide};
     total += bytes;
 }
 
@@ -261,14 +267,15 @@ void BlockActivations::add_core(double bytes) {
 }
 
 BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
-    BlockActivations a;
     const ModelConfig& c = p.m.config;
+    if (c.bidirectional()) return stack_block(p, l);  // encoders, encoder-decoders: activations_encoder.cpp
+    BlockActivations a;
     const Shape d = shape_of(p);
     if (c.family == Family::Mamba) {  // norm → mixer → residual; no attention, no MLP
-        a.add("norm", norm_bytes(p, d, d.h));
+        a.add("norm", norm_bytes(p, d, d.h), true);
         mamba_mixer(p, d, a);
     } else {
-        a.add("norms", 2 * norm_bytes(p, d, d.h));
+        a.add("norms", 2 * norm_bytes(p, d, d.h), true);
     }
     if (c.family == Family::Mamba) {
     } else if (c.is_mla()) mla_attention(p, d, a);
@@ -278,13 +285,18 @@ BlockActivations block_activations(const Plan& p, const Layout& l, bool moe) {
     if (c.family == Family::Mamba) {
     } else if (moe) moe_mlp(p, d, a);
     else dense_mlp(p, d, a);
-    if (c.hidden_dropout > 0) a.add("dropout masks", 2 * d.h);
-    // Per GPU: tokens b·s/CP, tensors split by TP (with sequence parallelism).
-    const double scale = static_cast<double>(p.job.batch) * static_cast<double>(p.job.seq) /
-                         static_cast<double>(l.cp) / static_cast<double>(l.tp);
-    for (int i = 0; i < a.count; ++i) a.parts[i].bytes *= scale;
-    a.total *= scale;
-    a.attention_core *= scale;
+    if (c.hidden_dropout > 0) a.add("dropout masks", 2 * d.h, true);
+    // Per GPU: tokens b·s/CP; TP splits heads and intermediates, and the hidden-width tensors
+    // only with sequence parallelism (Megatron --sequence-parallel; torchtitan's default plan).
+    const double tokens = static_cast<double>(p.job.batch) * static_cast<double>(p.job.seq) / static_cast<double>(l.cp);
+    const double tp = static_cast<double>(l.tp);
+    a.total = 0;
+    for (int i = 0; i < a.count; ++i) {
+        ActivationPart& part = a.parts[i];
+        part.bytes *= tokens / (part.hidden_wide && !p.job.sequence_parallel ? 1 : tp);
+        a.total += part.bytes;
+    }
+    a.attention_core *= tokens / tp;
     // Once per MoE block, not per token: DeepSeek-V3 casts its router weight to fp32 and keeps the copy.
     if (moe && c.fp32_router && d.B < 4 && d.train_all)
         a.add("router weight fp32 copy", static_cast<double>(c.experts) * d.h * 4 / static_cast<double>(l.tp));
@@ -315,6 +327,9 @@ double op_sac_per_token(const Plan& p, const Shape& d) {
     return d.h * d.R + saved * d.B + q * d.B + d.heads * 4;
 }
 
+// What TP divides a hidden-width tensor by: TP with sequence parallelism, else nothing.
+static double hidden_split(const Plan& p, const Layout& l) { return p.job.sequence_parallel ? static_cast<double>(l.tp) : 1; }
+
 BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
     BlockActivations a = block_activations(p, l, moe);
     if (p.job.checkpointing == Checkpointing::Selective) {
@@ -329,26 +344,28 @@ BlockActivations kept_block(const Plan& p, const Layout& l, bool moe) {
         const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
         const double R = (p.job.mode == Mode::Train && p.job.precision == Precision::Autocast) ? 4 : p.compute.bits / 8;
         a = BlockActivations{};
-        a.add("block input", T * static_cast<double>(c.hidden) * R / static_cast<double>(l.tp));
+        a.add("block input", T * static_cast<double>(c.hidden) * R / hidden_split(p, l), true);
     }
     return a;
 }
 
-ModelActivations model_activations(const Plan& p, const Layout& l) {
+ModelActivations model_activations(const Plan& p, const Layout& l, const Share& s) {
     const ModelConfig& c = p.m.config;
     require_dimensions(c);
+    if (c.bidirectional()) return stack_activations(p, l);  // encoders, encoder-decoders: activations_encoder.cpp
     ModelActivations m;
-    const double L = static_cast<double>(c.layers);
-    const double moe_L = static_cast<double>(c.moe_layers()), dense_L = L - moe_L;
+    // This stage's blocks for every micro-batch in flight, as a fraction of the model's blocks for one.
+    const double units = s.layers * s.in_flight / static_cast<double>(c.layers);
+    const double L = static_cast<double>(c.layers) * units;
+    const double moe_L = static_cast<double>(c.moe_layers()), dense_L = static_cast<double>(c.layers) - moe_L;
     const BlockActivations dense = dense_L > 0 ? block_activations(p, l, false) : BlockActivations{};
     const BlockActivations moe = moe_L > 0 ? block_activations(p, l, true) : BlockActivations{};
     const double per_block_core = dense_L > 0 ? dense.attention_core : moe.attention_core;
     m.largest_block = std::max(dense.total, moe.total);
-    // Pipeline 1F1B: the first stage holds pp micro-batches of L/pp layers.
-    const double all = dense_L * dense.total + moe_L * moe.total;
+    const double all = units * (dense_L * dense.total + moe_L * moe.total);
     const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
     const double R = (p.job.mode == Mode::Train && p.job.precision == Precision::Autocast) ? 4 : p.compute.bits / 8;
-    const double block_input = T * static_cast<double>(c.hidden) * R / static_cast<double>(l.tp);
+    const double block_input = T * static_cast<double>(c.hidden) * R / hidden_split(p, l);
     switch (p.job.checkpointing) {
         case Checkpointing::None: m.blocks = all; break;
         case Checkpointing::Selective:  // Korthikanti et al. §5: recompute only the attention core
@@ -364,6 +381,7 @@ ModelActivations model_activations(const Plan& p, const Layout& l) {
             m.recompute = std::max(0.0, m.largest_block - m.blocks / L);
             break;
     }
+    m.blocks += alibi_bias_bytes(p, l);  // ALiBi under SDPA: one materialized bias, kept by every layer
     if (p.job.activation_offload) {
         m.offloaded = m.blocks;
         m.blocks = std::min(m.blocks, 2 * (p.job.checkpointing == Checkpointing::Full ? block_input : m.largest_block));
@@ -371,7 +389,8 @@ ModelActivations model_activations(const Plan& p, const Layout& l) {
     }
     // Gradients of the hidden state entering and leaving a block, and of its widest intermediate.
     const double I = c.is_moe() ? static_cast<double>(c.moe_intermediate * c.experts_per_token) : static_cast<double>(c.intermediate);
-    m.backward_work = T * (2 * static_cast<double>(c.hidden) + 2 * std::max(I, 1.0)) * (p.compute.bits / 8) / static_cast<double>(l.tp);
+    m.backward_work = T * (2 * static_cast<double>(c.hidden) / hidden_split(p, l) + 2 * std::max(I, 1.0) / static_cast<double>(l.tp)) *
+                      (p.compute.bits / 8);
     return m;
 }
 

@@ -52,6 +52,14 @@ KvCost kv_cost(const Plan& p, const Layout& l, double layer_share) {
                          static_cast<double>(c.linear_state_elems - c.linear_state_fp32_elems) * p.compute.bits / 8;
     k.state_seq = state / static_cast<double>(attn_tp) *
                   static_cast<double>(c.kv_kind_count(Kind::Linear) + c.kv_kind_count(Kind::FullAndLinear)) * share;
+    // Encoder-decoders: every decoder layer's cross-attention keeps the keys and values it
+    // projected from the encoder's output, once per sequence (transformers EncoderDecoderCache's
+    // cross_attention_cache, filled at the first step; vLLM's cross-attention KV of the encoder
+    // tokens): 2 · kv heads · head_dim per encoder token per layer, whatever the number of
+    // generated tokens. The self-attention KV above grows with them.
+    if (c.has_decoder())
+        k.state_seq += per_layer_token * static_cast<double>(c.layers) * share *
+                       static_cast<double>(encoder_tokens(p.job, c));
     return k;
 }
 

@@ -4,19 +4,32 @@
 #include <cmath>
 
 #include "memory/activations.hpp"
+#include "memory/activations_encoder.hpp"
 
 namespace vramcalc {
 
-LossBuffers loss_buffers(const Plan& p, const Layout& l) {
+LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
     const ModelConfig& c = p.m.config;
     require_dimensions(c);
-    const double T = static_cast<double>(p.job.batch * p.job.seq) / static_cast<double>(l.cp);
-    const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
+    if (!s.last) return {};
+    // The head's logits: every token × the vocabulary (vocab-parallel over TP) for LM heads,
+    // num_labels per sequence or token for classifiers (core/memory/activations_encoder.cpp).
+    const LogitShape logits = logit_shape(p, l);
+    const double T = logits.rows, V = logits.width;
     const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
     LossBuffers b;
     switch (p.job.loss) {
         case Loss::Full:
-            if (p.job.compile) {
+            if (l.tp > 1 && p.job.loss_parallel && !p.job.compile_loss) {
+                // DTensor loss_parallel over vocab-sharded logits (torch/distributed/tensor/parallel/loss.py):
+                // _log_softmax keeps the fp32 input, shifted = x − max and exp(shifted) live beside the
+                // 16-bit logits; _nll_loss_and_log_softmax_backward computes
+                // (zeros_like(x) with −1 scattered + exp(x)) · grad: x (saved), the zeros, exp(x) and
+                // their sum, then the product, 16 bytes per logit at once.
+                b.saved = 4 * TV;
+                b.forward_peak = (B == 4 ? 12 : 12 + B) * TV;
+                b.backward_peak = 16 * TV;
+            } else if (p.job.compile_loss) {
                 // compiled cross-entropy keeps its fp32 input and recomputes softmax in backward
                 b.saved = 4 * TV;
                 b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
@@ -41,7 +54,7 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l) {
             // upcast and reduced on its own. Eager, every chunk's fp32 log-probabilities are kept;
             // compiled, the chunks themselves are kept and the fused backward writes one chunk's
             // gradient in the chunk's dtype (no fp32 intermediates).
-            if (p.job.compile) {
+            if (p.job.compile_loss) {
                 b.saved = B * TV;
                 b.forward_peak = b.saved + B * TV / n;
                 b.backward_peak = b.saved + B * TV / n;
@@ -50,6 +63,23 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l) {
                 b.forward_peak = b.saved + (B + 4) * TV / n + B * TV;
                 b.backward_peak = b.saved + (8 + B) * TV / n;
             }
+            break;
+        case Loss::VocabParallel:
+            // Megatron-Core tensor_parallel/cross_entropy.py: calculate_logits_max upcasts the 16-bit
+            // logits to one fp32 copy; max subtraction and exp run in place in it, and the softmax
+            // saved for backward becomes the gradient in place, cast back to 16 bits for the output
+            // layer's backward (the .float() op's gradient).
+            b.saved = 4 * TV;
+            b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
+            b.backward_peak = (B == 4 ? 4 : 4 + B) * TV;
+            break;
+        case Loss::Shifted:
+            // transformers <= 4.45 GPT2LMHeadModel.forward: lm_logits kept in the output, their shifted
+            // .contiguous() copy fed to CrossEntropyLoss, whose log_softmax output (saved) stays in the
+            // model dtype; backward adds the NLL and log_softmax gradients in that dtype.
+            b.saved = 2 * B * TV;
+            b.forward_peak = 3 * B * TV;
+            b.backward_peak = 4 * B * TV;
             break;
         case Loss::Fused: {
             // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time

@@ -3,6 +3,7 @@
 // backward and its peaks, per loss implementation.
 #include "job/layout.hpp"
 #include "job/plan.hpp"
+#include "memory/parallel.hpp"
 
 namespace vramcalc {
 
@@ -11,6 +12,7 @@ struct LossBuffers {
     double forward_peak = 0;   // live while the loss is computed
     double backward_peak = 0;  // live while its gradient is computed
 };
-LossBuffers loss_buffers(const Plan& p, const Layout& l);
+// On the pipeline's last stage only (where the head is), for one micro-batch.
+LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s);
 
 }  // namespace vramcalc

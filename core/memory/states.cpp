@@ -16,7 +16,7 @@ double trained_param_bytes(const Plan& p) {
     return autocast(p) ? 4 : p.compute.bits / 8;
 }
 
-double gradient_bytes(const Plan& p) { return p.job.fp32_gradients ? 4 : trained_param_bytes(p); }
+double gradient_bytes(const Plan& p) { return fp32_gradient_buffers(p.job) ? 4 : trained_param_bytes(p); }
 
 // Optimizer state bytes per trainable parameter (m and v for Adam).
 double state_bytes_per_param(const Plan& p, std::string* text) {
@@ -65,14 +65,14 @@ double optimizer_full(const Plan& p, std::string* text) {
 // The moved tensors, the flat copy and the bucket of the largest unit stay reserved by the
 // caching allocator. The largest unit is the root (embeddings, final norm, untied head; every
 // decoder layer is its own unit) or one decoder layer as loaded.
-double wrap_cache(const Plan& p, const Layout& l) {
+double wrap_cache(const Plan& p, const Layout& l, const Share& s) {
     const ModelConfig& c = p.m.config;
     const double B = p.compute.bits / 8;
     const double root = static_cast<double>(c.vocab) * static_cast<double>(c.hidden) * (c.tied_embeddings ? 1 : 2) * B;
     const double layer = p.layer_params * (uses_adapters(p.job) ? p.weights.bits / 8 : B);
-    const double unit = std::max(root, layer) / static_cast<double>(l.tp * l.pp);
+    const double unit = std::max(root, layer) / static_cast<double>(l.tp);
     constexpr double kBroadcastBucket = 250.0 * 1024 * 1024;
-    return unit + (shard(l, 3) > 1 ? unit : 0) + std::min(kBroadcastBucket, unit);
+    return unit + (l.zero >= 3 && s.dense_dp > 1 ? unit : 0) + std::min(kBroadcastBucket, unit);
 }
 
 }  // namespace
@@ -111,93 +111,106 @@ double base_weights_bytes(const Plan& p, std::string* why) {
     return (p.m.params.total - kept) * each + kept * compute_bytes;
 }
 
-double weights_term(const Plan& p, const Layout& l, std::string* why) {
+// The share of the trainable parameters this GPU keeps at a ZeRO stage (1: all of them on one GPU).
+double trainable_share(const Plan& p, const Layout& l, const Share& s, int zero_needed) {
+    return p.trainable > 0 ? held_params(s, l, true, zero_needed) / p.trainable : 0;
+}
+
+double weights_term(const Plan& p, const Layout& l, const Share& s, std::string* why) {
     const double full = base_weights_bytes(p, why);
     const double adapters = uses_adapters(p.job) ? p.trainable * trained_param_bytes(p) : 0;
-    const double per_gpu = p.job.offload_params ? 0 : (full + adapters) / shard(l, 3);
+    const double share = s.model_params > 0 ? held_params(s, l, false, 3) / s.model_params : 0;
+    const double per_gpu = p.job.offload_params ? 0 : full * share + adapters * trainable_share(p, l, s, 3);
     if (why) {
         if (adapters > 0)
             *why += " + " + params_text(p.trainable) + " LoRA adapter params × " + plain_number(trained_param_bytes(p)) + " bytes";
         *why += " = " + gb_text(full + adapters) +
-                (p.job.offload_params ? "; offloaded to CPU memory, gathered one layer at a time" : shard_text(l, 3, per_gpu));
+                (p.job.offload_params ? "; offloaded to CPU memory, gathered one layer at a time" : share_text(s, l, 3, per_gpu));
     }
     return per_gpu;
 }
 
 // Gradients: one per trainable parameter, in the dtype being trained (fp32
 // with fp32 gradient buffers: Megatron main_grad, DeepSpeed bf16 accumulation).
-double gradients_term(const Plan& p, const Layout& l, std::string* why) {
+double gradients_term(const Plan& p, const Layout& l, const Share& s, std::string* why) {
     if (!trains(p.job)) {
         if (why) *why = "none: inference computes no gradients";
         return 0;
     }
     const double each = gradient_bytes(p);
-    const double per_gpu = p.trainable * each / shard(l, 2);
+    const double on_gpu = p.trainable * each * trainable_share(p, l, s, 2);
     if (why)
         *why = params_text(p.trainable) + " trainable params × " + plain_number(each) + " bytes = " +
-               gb_text(p.trainable * each) + shard_text(l, 2, per_gpu);
-    return per_gpu;
+               gb_text(p.trainable * each) +
+               (optimizer_on_cpu(p.job) ? "; the optimizer steps on the CPU, so they are copied to CPU memory as they are reduced"
+                                        : share_text(s, l, 2, on_gpu));
+    return optimizer_on_cpu(p.job) ? 0 : on_gpu;
 }
 
 // Optimizer states per trainable parameter (ZeRO paper §3: mixed-precision
 // Adam keeps fp32 master weights, momentum and variance = 12 bytes).
-double optimizer_term(const Plan& p, const Layout& l, std::string* why) {
+double optimizer_term(const Plan& p, const Layout& l, const Share& s, std::string* why) {
     if (!trains(p.job)) {
         if (why) *why = "none: inference keeps no optimizer state";
         return 0;
     }
     std::string text;
     const double full = optimizer_full(p, why ? &text : nullptr);
-    const double per_gpu = full / shard(l, 1);
+    const double per_gpu = full * trainable_share(p, l, s, 1);
     if (why) {
         *why = params_text(p.trainable) + " trainable params; " + text;
         if (p.job.optimizer != Optimizer::Adafactor) *why += " per param";
         if (master_copy(p)) *why += " + fp32 master weights: 4 bytes per param";
-        *why += " = " + gb_text(full) + shard_text(l, 1, per_gpu);
-        if (p.job.offload_optimizer) *why += "; offloaded: held and stepped in CPU memory";
+        *why += " = " + gb_text(full) + share_text(s, l, 1, per_gpu);
+        if (optimizer_on_cpu(p.job)) *why += "; offloaded: held and stepped in CPU memory";
         else if (p.job.paged_optimizer) *why += "; paged: unified memory that torch does not count, evicted to CPU under pressure";
     }
-    return p.job.offload_optimizer ? 0 : per_gpu;
+    return optimizer_on_cpu(p.job) ? 0 : per_gpu;
 }
 
-StepBuffers step_buffers(const Plan& p, const Layout& l, double optimizer_on_gpu, double offloaded_activations) {
+StepBuffers step_buffers(const Plan& p, const Layout& l, const Share& s, double optimizer_on_gpu, double offloaded_activations) {
     StepBuffers b;
     b.cpu = offloaded_activations;
     if (!trains(p.job)) return b;
     const Job& job = p.job;
     const double B = p.compute.bits / 8;
-    const double grads = p.trainable * gradient_bytes(p) / shard(l, 2);
-    // Gradients live from the first micro-batch on when they accumulate, or when
-    // they live in persistent buffers; otherwise zero_grad(set_to_none=True) frees them.
-    b.grads_in_forward = (job.grad_accum > 1 || job.fp32_gradients) ? grads : 0;
+    const double grads = optimizer_on_cpu(job) ? 0 : p.trainable * gradient_bytes(p) * trainable_share(p, l, s, 2);
+    // Gradients live from the first micro-batch on when they accumulate over several, or when
+    // they live in persistent buffers (fp32 main_grad, Megatron's DDP grad buffer); otherwise
+    // zero_grad(set_to_none=True) frees them.
+    const bool persistent = job.fp32_gradients || job.sharding_impl == ShardingImpl::Megatron;
+    b.grads_in_forward = (s.microbatches > 1 || persistent) ? grads : 0;
     // Optimizer in backward: each tensor is stepped as its gradient is ready,
     // so at most the largest tensor's gradient is live (torchtune optimizer_in_bwd).
     const double largest = uses_adapters(job) ? 0 : p.largest_tensor;
     b.grads_at_end = job.optimizer_in_backward ? largest * gradient_bytes(p) : grads;
     // The output projection's weight gradient appears during the loss backward (the head, or
     // the tied embedding, whose gradient then waits for the embedding's own backward).
-    if (job.mode == Mode::Train && p.m.config.vocab > 0)
-        b.head_grad = static_cast<double>(p.m.config.vocab) * static_cast<double>(p.m.config.hidden) * gradient_bytes(p) / shard(l, 2);
-    if (job.sync_module_states) b.cached_load = wrap_cache(p, l);
+    if (job.mode == Mode::Train && s.last && !optimizer_on_cpu(job))
+        b.head_grad = s.head * gradient_bytes(p) / (l.zero >= 2 ? s.dense_dp : 1);
+    if (job.sync_module_states) b.cached_load = wrap_cache(p, l, s);
     // torch _multi_tensor_adamw: torch._foreach_sqrt(exp_avg_sqs) allocates a copy of
     // the second moments for the whole group; fused kernels step in place.
-    if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !job.offload_optimizer &&
+    if (job.optimizer_impl == OptimizerImpl::Foreach && !job.optimizer_in_backward && !optimizer_on_cpu(job) &&
         (job.optimizer == Optimizer::AdamW || job.optimizer == Optimizer::SGDMomentum))
-        b.optimizer_temp = p.trainable * job.optimizer_dtype->bits / 8 / shard(l, 1);
-    if (l.zero >= 3 || job.offload_params) {
-        // FSDP / ZeRO-3 all-gather the current layer and prefetch the next one.
-        b.gathered = 2 * p.layer_params * B / static_cast<double>(l.tp * l.pp) *
-                     (uses_adapters(job) ? p.weights.bits / 8 / B : 1);
-        if (job.mode == Mode::Train) b.gathered_grads = p.layer_params * gradient_bytes(p) / static_cast<double>(l.tp * l.pp);
+        b.optimizer_temp = p.trainable * job.optimizer_dtype->bits / 8 * trainable_share(p, l, s, 1);
+    // DeepSpeed ZeRO-2 upcasts its gradient partition to fp32 for the step; ZeRO-3 one sub-group
+    // (sub_group_size, 1e9 elements) at a time (stage3.py _prepare_fp32_grad_for_sub_group).
+    if (job.fp32_gradients && !fp32_gradient_buffers(job) && !optimizer_on_cpu(job)) {
+        const double partition = p.trainable * trainable_share(p, l, s, 2);
+        b.optimizer_temp += 4 * (l.zero >= 3 ? std::min(1e9, partition) : partition);
     }
-    if (autocast(p)) b.autocast_copies = p.m.params.total * 2 / shard(l, 3);
+    b.comm = comm_buffers(p, l, s);
+    if (autocast(p)) b.autocast_copies = held_params(s, l, false, 3) * 2;
     if (job.mode == Mode::QLoRA) b.dequantized = p.largest_linear * B;
-    if (job.paged_optimizer && !job.offload_optimizer) b.paged = optimizer_on_gpu;
-    if (job.offload_optimizer) {
-        // ZeRO-Offload keeps fp32 states, master weights and fp32 gradients in CPU memory.
-        b.cpu += (optimizer_full(p, nullptr) + 4 * p.trainable) / shard(l, 1);
+    if (job.paged_optimizer && !optimizer_on_cpu(job)) b.paged = optimizer_on_gpu;
+    if (optimizer_on_cpu(job)) {
+        // The optimizer's states, fp32 master weights and the gradients it reads (fp32 in
+        // DeepSpeed's CPU Adam, the training dtype with FSDP's CPU offload) in CPU memory.
+        const double grad_bytes = job.sharding_impl == ShardingImpl::DeepSpeed ? 4 : gradient_bytes(p);
+        b.cpu += (optimizer_full(p, nullptr) + grad_bytes * p.trainable) * trainable_share(p, l, s, 1);
     }
-    if (job.offload_params) b.cpu += base_weights_bytes(p, nullptr) / shard(l, 3);
+    if (job.offload_params && s.model_params > 0) b.cpu += base_weights_bytes(p, nullptr) * held_params(s, l, false, 3) / s.model_params;
     return b;
 }
 

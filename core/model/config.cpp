@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "model/config_arch.hpp"
+#include "model/config_families.hpp"
+#include "model/heads.hpp"
 #include "model/config_read.hpp"
 #include "text/errors.hpp"
 #include "text/json_text.hpp"
@@ -87,6 +89,7 @@ std::string resolve_model_type(const json& config) {
         const std::string name = (*arch)[0].get<std::string>();
         for (const auto& k : kKnown)
             if (name == k.architecture) return k.model_type;
+        if (const FamilyType* t = find_family_type(name)) return t->model_type;
         return name;
     }
     return "";
@@ -99,11 +102,6 @@ void parse_mla(const json& c, ModelConfig& m) {
     m.qk_nope_head_dim = read_count(c, {"qk_nope_head_dim"}, kMaxHidden, true);
     m.qk_rope_head_dim = read_count(c, {"qk_rope_head_dim"}, kMaxHidden, true);
     m.v_head_dim = read_count(c, {"v_head_dim"}, kMaxHidden, true);
-}
-
-double read_fraction(const json& config, std::initializer_list<const char*> keys, double fallback) {
-    const char* key = present_key(config, keys);
-    return key ? number_field(config.at(key), field_name(key), 0, 1) : fallback;
 }
 
 // Norm, MLP shape, activation function and dropout: what decides the tensors
@@ -166,7 +164,10 @@ const char* supported_model_types() {
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen2_5_vl, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, "
            "gemma3 (gemma3_text), llama4 (llama4_text), llava, phi3, phimoe, gpt_oss, olmo2, cohere, cohere2, granite, "
            "granitemoe, granitemoehybrid, glm4_moe, jamba, falcon_h1, ernie4_5_moe, hunyuan_v1_moe, mllama, minimax, gpt2, gpt_bigcode, "
-           "gpt_neox, falcon, deepseek_v2, deepseek_v3, kimi_k2, mamba, mamba2 (or give num_parameters)";
+           "gpt_neox, falcon, deepseek_v2, deepseek_v3, kimi_k2, mamba, mamba2, bloom, opt, gptj, mpt, stablelm, baichuan, "
+           "internlm2, chatglm, qwen, exaone, starcoder2; encoders bert, roberta, xlm-roberta, camembert, electra, deberta-v2, "
+           "distilbert, modernbert (and sentence-transformers' modules.json with one of them); encoder-decoders t5, mt5, umt5, "
+           "bart, mbart, marian, whisper (or give num_parameters)";
 }
 
 int64_t require_dimension(int64_t value, const char* field, const char* needed_for) {
@@ -191,15 +192,31 @@ int64_t ModelConfig::recurrent_layers() const {
     return layers - attention_layers();
 }
 
-ModelConfig parse_config(const json& root) {
+ModelConfig parse_config(const json& given) {
+    // sentence-transformers: modules.json beside the Transformer module's config.json.
+    std::vector<int64_t> dense_modules;
+    const json* st = sentence_transformers_config(given, dense_modules);
+    const json& root = st ? *st : given;
     if (!root.is_object()) throw InputError("config", "must be a JSON object like a Hugging Face config.json");
     const json& c = language_model_config(root);
     if (!c.is_object()) throw InputError("config.text_config", "must be a JSON object");
     ModelConfig m;
     m.model_type = resolve_model_type(c);
+    m.dense_modules = dense_modules;
     const Known* known = find_known(m.model_type);
 
     const bool explicit_count = present_key(c, {"num_parameters"}) != nullptr;
+    if (const FamilyType* t = explicit_count ? nullptr : find_family_type(m.model_type)) {
+        // Issue 24's architectures read their own keys (d_model, n_heads, encoder_layers, ...).
+        m.model_type = t->model_type;
+        m.family = t->family;
+        m.arch = t->arch;
+        parse_family(c, m);
+        parse_attention_layout(c, m);  // core/kv_layout.cpp: StarCoder2's sliding window
+        apply_head(m, m.head, "config.architectures");
+        parse_quantization(root, m);
+        return m;
+    }
     if (explicit_count) {
         m.explicit_params = static_cast<int64_t>(
             std::llround(number_field(c.at("num_parameters"), "config.num_parameters", 1, kMaxExplicitParams)));
@@ -267,6 +284,11 @@ ModelConfig parse_config(const json& root) {
         parse_vision(root, m);
     }
     if (m.family == Family::DeepSeek) parse_mla(c, m);
+    m.softmax_fp32 = m.norm == NormKind::RMSNorm;  // HF eager_attention_forward upcasts; GPT-2/NeoX/Falcon keep the dtype
+    if (m.family != Family::Explicit) {
+        m.head = head_from_architectures(c, m);
+        m.num_labels = labels_of(c);
+    }
     parse_attention_layout(c, m);  // core/kv_layout.cpp (serving helper)
     parse_quantization(root, m);
     return m;

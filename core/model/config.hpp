@@ -19,7 +19,41 @@ enum class Family {
     DeepSeek,   // MLA attention + fine-grained MoE (deepseek_v2 / deepseek_v3 / kimi_k2)
     Falcon,     // fused query_key_value (multi-query or grouped), parallel attention + plain GELU MLP, LayerNorm
     Mamba,      // attention-free state-space stack (mamba, mamba2): one mixer per layer, no MLP
+    Encoder,    // bidirectional encoder stack (bert, roberta, xlm-roberta, electra, deberta-v2, distilbert, modernbert)
+    EncoderDecoder,  // encoder + decoder with cross-attention (t5, mt5, umt5, bart, mbart, marian, whisper)
     Explicit,   // only a parameter count (and optionally dimensions) was given
+};
+
+// The architectures of issue 24, resolved from model_type once when the config
+// is read: which tensors exist and how their blocks compute.
+enum class Arch : uint8_t {
+    None,  // the families above name everything themselves
+    Bert, Roberta, Electra, DebertaV2, DistilBert, ModernBert,  // encoders (Roberta covers xlm-roberta)
+    T5, Umt5, Bart, Whisper,                                     // encoder-decoders (Bart covers mbart, marian)
+    Bloom, Opt, Gptj, Mpt, StableLm, Baichuan, InternLm2, ChatGlm, Qwen, Exaone, Starcoder2,  // other decoders
+};
+
+// The model class around the stack (transformers' Auto classes): which output
+// layer exists and which stacks run. Resolved once from config.json's
+// `architectures` (or set by the job's `head`; core/model/heads.cpp).
+enum class Head : uint8_t {
+    CausalLM,                // *ForCausalLM, *LMHeadModel: vocabulary-sized head over every token
+    Seq2SeqLM,               // *ForConditionalGeneration of an encoder-decoder, MarianMTModel
+    MaskedLM,                // *ForMaskedLM: transform + decoder tied to the embeddings + bias
+    Pretraining,             // BertForPreTraining (MLM + next sentence), ElectraForPreTraining (discriminator)
+    SequenceClassification,  // *ForSequenceClassification: num_labels outputs per sequence
+    TokenClassification,     // *ForTokenClassification: num_labels outputs per token
+    QuestionAnswering,       // *ForQuestionAnswering: start and end logits per token
+    Ctc,                     // an audio encoder with a vocabulary projection and CTC loss (Wav2Vec2ForCTC style)
+    Base,                    // the bare model (AutoModel): hidden states out, BERT's pooler included
+    Encoder,                 // the encoder stack alone (T5EncoderModel, WhisperEncoder)
+};
+
+// Hugging Face module names of a block's linear layers (LoRA targets name
+// them); one static table per architecture, chosen when the config is read.
+struct ModuleNames {
+    const char *q, *k, *v, *qkv, *o, *gate, *up, *gate_up, *down, *embed, *head;
+    const char *cross_q = nullptr, *cross_k = nullptr, *cross_v = nullptr, *cross_o = nullptr;  // encoder-decoders
 };
 
 // How a block computes, as far as memory is concerned: which tensors
@@ -29,6 +63,7 @@ enum class Activation {
     Silu,               // SwiGLU gate (Llama, Mistral, Qwen, DeepSeek)
     Gelu,               // one fused op: torch gelu / gelu_pytorch_tanh (GPT-NeoX, Gemma)
     GeluTanhComposite,  // "gelu_new" as HF writes it in Python: pow, tanh, mul, add (GPT-2)
+    Relu,               // one op saving its output (T5, OPT)
 };
 
 // What mixes tokens in one layer. The KV-cache and activation code read this
@@ -150,6 +185,7 @@ struct ModelConfig {
         Chunked,        // chunked local attention (Llama 4): the tokens of the current chunk
         Linear,         // linear attention / SSM: a constant-size state per sequence, no KV
         FullAndLinear,  // attention and SSM heads side by side in one layer (Falcon-H1)
+        None,           // an encoder layer: nothing is cached (bidirectional, the whole input at once)
     };
     std::vector<KvKind> kv_kinds;
     int64_t sliding_window = 0;      // tokens a sliding layer attends to
@@ -196,6 +232,38 @@ struct ModelConfig {
     // decoder. The lead surfaces `approximate_note` next to the figures.
     bool approximate = false;
     std::string approximate_note;     // "approximate: unknown architecture 'X' counted as a Llama-style decoder ..."
+
+    // ---- Issue 24: encoders, encoder-decoders and the remaining decoders (core/model/config_families.cpp)
+    Arch arch = Arch::None;
+    Head head = Head::CausalLM;       // from `architectures` (CausalLM for decoders without one)
+    int64_t num_labels = 2;           // classification outputs: len(id2label), else transformers' default 2
+    const ModuleNames* names = nullptr;  // null: the Llama names (q_proj, ..., down_proj)
+    bool fused_qkv = false;           // one q‖k‖v projection (W_pack, wqkv, query_key_value, c_attn, Wqkv)
+    bool fused_gate_up = false;       // one gate‖up projection (ChatGLM dense_h_to_4h, ModernBERT Wi)
+    int64_t encoder_layers = 0;       // EncoderDecoder: the encoder's layers (`layers` are the decoder's)
+    int64_t encoder_intermediate = 0; // EncoderDecoder: the encoder's MLP width (`intermediate` is the decoder's)
+    int64_t encoder_positions = 0;    // Whisper: the frames its encoder always sees (max_source_positions)
+    int64_t mel_bins = 0;             // Whisper: num_mel_bins, the conv stem's input channels
+    int64_t type_vocab = 0;           // BERT-style token_type_embeddings rows
+    int64_t embedding_size = 0;       // ELECTRA factorized embedding width (0 = hidden)
+    int64_t position_rows = 0;        // learned absolute position rows (BERT 512, OPT/BART max + 2; 0 = none)
+    int64_t embed_proj = 0;           // OPT word_embed_proj_dim when it differs from hidden (project_in/out)
+    bool embedding_norm = false;      // a norm right after the embeddings (BERT family, BLOOM, BART layernorm_embedding)
+    bool post_norm = false;           // LayerNorm after each residual add (BERT, BART, Marian), else before each sublayer
+    bool final_norm = true;           // a norm after the last block (OPT-350m and post-norm encoders have none)
+    bool alibi = false;               // ALiBi slopes instead of positions (BLOOM, MPT, Baichuan 13B)
+    int64_t relative_buckets = 0;     // T5 relative_attention_num_buckets (0: no bucketed bias)
+    bool relative_bias_every_layer = false;  // UMT5: every self-attention has its own bias table
+    int64_t relative_embeddings = 0;  // DeBERTa-v2 rel_embeddings rows (2 × position_buckets)
+    bool relative_norm = false;       // DeBERTa-v2 norm_rel_ebd "layer_norm": a LayerNorm over rel_embeddings
+    int64_t position_projections = 0; // DeBERTa-v2 without share_att_key: pos_key_proj / pos_query_proj per layer
+    int64_t conv_kernel = 0;          // DeBERTa-v2 conv_kernel_size: a ConvLayer after the first layer (0 = none)
+    int64_t pooler = 0;               // BERT-style pooler width in the bare model (0: none)
+    double activation_dropout = 0;    // dropout after the MLP activation (BART, Marian, Whisper, T5)
+    bool softmax_fp32 = true;         // eager softmax in fp32 (Llama, T5, BLOOM, MPT) rather than the model dtype
+    std::vector<int64_t> dense_modules;  // sentence-transformers Dense modules: in, out, bias (0/1) per module
+    bool has_decoder() const;         // an EncoderDecoder whose head runs the decoder
+    bool bidirectional() const { return family == Family::Encoder || family == Family::EncoderDecoder; }
 
     bool is_moe() const { return experts > 0; }
     bool is_mla() const { return kv_lora_rank > 0; }

@@ -46,6 +46,12 @@ inline int64_t read_count(const nlohmann::json& config, std::initializer_list<co
     return whole_field(config.at(key), field_name(key), allow_zero ? 0 : 1, max);
 }
 
+// A fraction in [0, 1] (dropout probabilities) from the first present key, else `fallback`.
+inline double read_fraction(const nlohmann::json& config, std::initializer_list<const char*> keys, double fallback) {
+    const char* key = present_key(config, keys);
+    return key ? number_field(config.at(key), field_name(key), 0, 1) : fallback;
+}
+
 inline bool read_bool(const nlohmann::json& config, const char* key, bool fallback) {
     auto it = config.find(key);
     if (it == config.end() || it->is_null()) return fallback;

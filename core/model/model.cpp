@@ -1,7 +1,19 @@
 #include "model/model.hpp"
 
+#include "model/heads.hpp"
+
 namespace vramcalc {
 
 Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config), {}}; }
+
+std::shared_ptr<const Model> with_head(const Model& m, Head head, int64_t labels, const char* field) {
+    if (head == m.config.head && (labels <= 0 || labels == m.config.num_labels)) return nullptr;
+    ModelConfig c = m.config;
+    apply_head(c, head, field);
+    if (labels > 0) c.num_labels = labels;
+    auto out = std::make_shared<Model>(prepare_model(c));
+    out->exact = m.exact;
+    return out;
+}
 
 }  // namespace vramcalc

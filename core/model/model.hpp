@@ -2,6 +2,7 @@
 // A model prepared once from its config: the tensor list, the parameter
 // counts, and the exact weight bytes of a checkpoint when one is attached.
 // Everything a job needs from the model reads this, never the config text.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,11 @@ struct Model {
     ExactWeights exact;        // attached with attach_checkpoint; used when job.dtype is auto
 };
 Model prepare_model(const ModelConfig& config);
+
+// The model with another head (core/model/heads.hpp), prepared once: nullptr when
+// `head` and `labels` (0: the config's) are the model's own. An attached
+// checkpoint's exact bytes are kept. Throws InputError(field) for a head the
+// family does not have.
+std::shared_ptr<const Model> with_head(const Model& m, Head head, int64_t labels, const char* field);
 
 }  // namespace vramcalc

@@ -1,6 +1,7 @@
 #include "model/params.hpp"
 
 #include "text/errors.hpp"
+#include "model/names.hpp"
 #include "model/params_parts.hpp"
 #include "text/units.hpp"
 
@@ -14,16 +15,22 @@ constexpr double kMaxParams = 1e15;
 // emits a sigmoid gate as wide as the queries), per-head or whole-projection
 // q/k norms, and gpt-oss's learned sink logit per head.
 void standard_attention(const ModelConfig& c, int64_t L, TensorList& t) {
+    const ModuleNames& n = names(c);
     const int64_t h = c.hidden, q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
-    t.add("q_proj", TensorKind::Attention, h, c.attn_output_gate ? 2 * q : q, L);
-    t.add("k_proj", TensorKind::Attention, h, kv, L);
-    t.add("v_proj", TensorKind::Attention, h, kv, L);
-    t.add("o_proj", TensorKind::Attention, q, h, L);
-    if (c.qkv_bias) {
-        t.vector("q_proj.bias", q, L);
-        t.vector("k_proj.bias", kv, L);
-        t.vector("v_proj.bias", kv, L);
+    if (c.fused_qkv) {  // one q‖k‖v projection (BLOOM, MPT, Baichuan W_pack, InternLM2 wqkv, ChatGLM, Qwen c_attn)
+        t.add(n.qkv, TensorKind::Attention, h, q + 2 * kv, L);
+        if (c.qkv_bias) t.vector("qkv.bias", q + 2 * kv, L);
+    } else {
+        t.add(n.q, TensorKind::Attention, h, c.attn_output_gate ? 2 * q : q, L);
+        t.add(n.k, TensorKind::Attention, h, kv, L);
+        t.add(n.v, TensorKind::Attention, h, kv, L);
+        if (c.qkv_bias) {
+            t.vector("q_proj.bias", q, L);
+            t.vector("k_proj.bias", kv, L);
+            t.vector("v_proj.bias", kv, L);
+        }
     }
+    t.add(n.o, TensorKind::Attention, q, h, L);
     if (c.attn_output_bias) t.vector("o_proj.bias", h, L);
     if (c.qk_norm) {
         // Per-head RMSNorm weights (Qwen3, Gemma 3); OLMo 2 normalises the whole
@@ -82,9 +89,19 @@ void moe_mlp(const ModelConfig& c, int64_t moe_L, TensorList& t) {
 // Decoder-only stack with RMSNorm/LayerNorm, gated MLP (or MoE), and a token
 // mixer per layer: attention (standard or MLA) or a recurrent mixer.
 void decoder(const ModelConfig& c, TensorList& t) {
+    const ModuleNames& n = names(c);
     const int64_t L = c.layers, h = c.hidden;
     const int64_t attn_L = c.attention_layers(), rec_L = c.recurrent_layers();
-    t.add("embed_tokens", TensorKind::Embedding, c.vocab + c.extra_embeddings, h, 1);
+    const int64_t norm_len = c.norm_bias ? 2 * h : h;  // LayerNorm with bias: weight + bias
+    // OPT-350m: a narrower embedding projected in and out (project_in/out, no bias).
+    const int64_t e = c.embed_proj > 0 ? c.embed_proj : h;
+    t.add(n.embed, TensorKind::Embedding, c.vocab + c.extra_embeddings, e, 1);
+    if (c.position_rows > 0) t.add("embed_positions", TensorKind::Embedding, c.position_rows, h, 1);
+    if (c.embed_proj > 0) {
+        t.add("project_in", TensorKind::Mlp, e, h, 1);
+        t.add("project_out", TensorKind::Mlp, h, e, 1);
+    }
+    if (c.embedding_norm) t.vector("word_embeddings_layernorm", norm_len, 1);
     if (c.family == Family::DeepSeek)
         mla_attention(c, attn_L, t);
     else
@@ -92,18 +109,25 @@ void decoder(const ModelConfig& c, TensorList& t) {
     recurrent_mixer(c, rec_L, t);
     const int64_t moe_L = count_moe_layers(c), dense_L = L - moe_L;
     if (c.is_moe()) moe_mlp(c, moe_L, t);
-    if (c.gated_mlp) {
-        t.gated_mlp(TensorKind::Mlp, h, c.intermediate, dense_L, dense_L);
+    if (c.gated_mlp && c.fused_gate_up) {  // ChatGLM dense_h_to_4h: gate‖up in one matrix
+        t.add(n.gate_up, TensorKind::Mlp, h, 2 * c.intermediate, dense_L);
+        t.add(n.down, TensorKind::Mlp, c.intermediate, h, dense_L);
+    } else if (c.gated_mlp) {
+        t.add(n.gate, TensorKind::Mlp, h, c.intermediate, dense_L);
+        t.add(n.up, TensorKind::Mlp, h, c.intermediate, dense_L);
+        t.add(n.down, TensorKind::Mlp, c.intermediate, h, dense_L);
     } else {  // plain MLP (phi-style up/down); mamba stacks have intermediate 0 and no MLP
-        t.add("up_proj", TensorKind::Mlp, h, c.intermediate, dense_L);
-        t.add("down_proj", TensorKind::Mlp, c.intermediate, h, dense_L);
+        t.add(n.up, TensorKind::Mlp, h, c.intermediate, dense_L);
+        t.add(n.down, TensorKind::Mlp, c.intermediate, h, dense_L);
     }
-    const int64_t norm_len = c.norm_bias ? 2 * h : h;  // LayerNorm with bias: weight + bias
+    if (c.mlp_bias && c.intermediate > 0)
+        t.vector("mlp.biases", (c.gated_mlp ? 2 : 1) * c.intermediate + h, dense_L);
     t.vector("layernorm", norm_len, L * c.norms_per_layer);
     if (c.cross_attention_layers > 0)  // Mllama cross-attention: q/k RMSNorms over head_dim + two gates
         t.vector("cross_attn.norms_and_gates", 2 * (c.head_dim > 0 ? c.head_dim : h / std::max<int64_t>(c.heads, 1)) + 2, c.cross_attention_layers);
-    t.vector("norm", norm_len, 1);
-    if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, h, c.vocab, 1);
+    if (c.final_norm) t.vector("norm", norm_len, 1);
+    if (c.head != Head::CausalLM) return;  // other heads: core/model/params_heads.cpp
+    if (!c.tied_embeddings) t.add(n.head, TensorKind::Head, e, c.vocab, 1);
     if (c.lm_head_bias) t.vector("lm_head.bias", c.vocab, 1);
 }
 
@@ -141,7 +165,7 @@ void plain_transformer(const ModelConfig& c, const PlainLayout& n, TensorList& t
     const int64_t norm_len = c.norm_bias ? 2 * h : h;
     t.vector(n.norm, norm_len, c.norms_per_layer * L);
     t.vector(n.final_norm, norm_len, 1);
-    if (!c.tied_embeddings) t.add(n.head, TensorKind::Head, h, c.vocab, 1);
+    if (!c.tied_embeddings && c.head == Head::CausalLM) t.add(n.head, TensorKind::Head, h, c.vocab, 1);
 }
 
 // Mamba / Mamba-2 language models: embeddings, one mixer + one RMSNorm per
@@ -151,7 +175,7 @@ void ssm_stack(const ModelConfig& c, TensorList& t) {
     recurrent_mixer(c, c.layers, t);
     t.vector("norm", c.hidden, c.layers);
     t.vector("norm_f", c.hidden, 1);
-    if (!c.tied_embeddings) t.add("lm_head", TensorKind::Head, c.hidden, c.vocab, 1);
+    if (!c.tied_embeddings && c.head == Head::CausalLM) t.add("lm_head", TensorKind::Head, c.hidden, c.vocab, 1);
 }
 
 }  // namespace
@@ -165,9 +189,14 @@ std::vector<Tensor> list_tensors(const ModelConfig& config) {
         case Family::GptNeoX: plain_transformer(config, kNeoXNames, t); break;
         case Family::Falcon: plain_transformer(config, kFalconNames, t); break;
         case Family::Mamba: ssm_stack(config, t); break;
+        case Family::Encoder: encoder_model(config, t); break;
+        case Family::EncoderDecoder: encoder_decoder_model(config, t); break;
         case Family::Explicit: break;
     }
-    if (config.family != Family::Explicit) vision_tower(config, t);
+    if (config.family != Family::Explicit) {
+        head_tensors(config, t);  // core/model/params_heads.cpp
+        vision_tower(config, t);
+    }
     return t.tensors;
 }
 

@@ -179,20 +179,37 @@ uint32_t role_of(const char* module, TensorKind kind) {
         const char* module;
         uint32_t role;
     };
+    // Module names of every architecture (core/model/names.cpp): exact names, since some
+    // are shared (BERT's three "dense": attention.output.dense, intermediate.dense, output.dense).
     static const Named kNames[] = {
         {"q_proj", kRoleQ}, {"k_proj", kRoleK}, {"v_proj", kRoleV}, {"c_attn", kRoleQkv},
         {"query_key_value", kRoleQkv}, {"o_proj", kRoleO}, {"dense", kRoleO}, {"gate_proj", kRoleGate},
         {"up_proj", kRoleUp}, {"c_fc", kRoleUp}, {"dense_h_to_4h", kRoleUp}, {"down_proj", kRoleDown},
         {"dense_4h_to_h", kRoleDown}, {"q_a_proj", kRoleQLatent}, {"q_b_proj", kRoleQUp},
         {"kv_a_proj_with_mqa", kRoleKvLatent}, {"kv_b_proj", kRoleKvUp},
+        {"W_pack", kRoleQkv}, {"wqkv", kRoleQkv}, {"Wqkv", kRoleQkv}, {"wo", kRoleO}, {"attn.Wo", kRoleO},
+        {"query", kRoleQ}, {"key", kRoleK}, {"value", kRoleV}, {"attention.output.dense", kRoleO},
+        {"intermediate.dense", kRoleUp}, {"output.dense", kRoleDown}, {"query_proj", kRoleQ}, {"key_proj", kRoleK},
+        {"value_proj", kRoleV}, {"q_lin", kRoleQ}, {"k_lin", kRoleK}, {"v_lin", kRoleV}, {"out_lin", kRoleO},
+        {"lin1", kRoleUp}, {"lin2", kRoleDown}, {"q", kRoleQ}, {"k", kRoleK}, {"v", kRoleV}, {"o", kRoleO},
+        {"EncDecAttention.q", kRoleQ}, {"EncDecAttention.k", kRoleK}, {"EncDecAttention.v", kRoleV},
+        {"EncDecAttention.o", kRoleO}, {"encoder_attn.q_proj", kRoleQ}, {"encoder_attn.k_proj", kRoleK},
+        {"encoder_attn.v_proj", kRoleV}, {"encoder_attn.out_proj", kRoleO}, {"wi", kRoleUp}, {"wi_0", kRoleGate},
+        {"wi_1", kRoleUp}, {"fc1", kRoleUp}, {"fc2", kRoleDown}, {"fc_in", kRoleUp}, {"fc_out", kRoleDown},
+        {"mlp.Wi", kRoleGate | kRoleUp}, {"mlp.Wo", kRoleDown}, {"feed_forward.w1", kRoleGate},
+        {"feed_forward.w3", kRoleUp}, {"feed_forward.w2", kRoleDown}, {"mlp.w1", kRoleUp}, {"mlp.w2", kRoleGate},
+        {"c_fc_0", kRoleGate}, {"c_fc_1", kRoleUp},
     };
     if (kind == TensorKind::Vector)
         return std::strcmp(module, "norm") == 0 || std::strcmp(module, "ln_f") == 0 ||
                        std::strcmp(module, "final_layer_norm") == 0
                    ? uint32_t{kRoleFinalNorm}
                    : 0;
-    // GPT-2 names both output projections c_proj; the tensor kind tells them apart.
-    if (std::strcmp(module, "c_proj") == 0) return kind == TensorKind::Attention ? kRoleO : kRoleDown;
+    // GPT-2 and Qwen name both output projections c_proj, InternLM2 and T5 both "wo" (attention.wo,
+    // DenseReluDense.wo), and Mamba mixers have an out_proj: the tensor kind tells them apart.
+    if (std::strcmp(module, "c_proj") == 0 || std::strcmp(module, "wo") == 0)
+        return kind == TensorKind::Attention ? kRoleO : kRoleDown;
+    if (std::strcmp(module, "out_proj") == 0) return kind == TensorKind::Attention ? uint32_t{kRoleO} : 0;
     for (const auto& n : kNames)
         if (std::strcmp(module, n.module) == 0) return n.role | (kind == TensorKind::RoutedExpert ? uint32_t{kRoleExpert} : uint32_t{0});
     return 0;

@@ -34,6 +34,13 @@ struct TensorList {
 // The mixer tensors of `layers` recurrent layers (config.recurrent_mixer).
 void recurrent_mixer(const ModelConfig& c, int64_t layers, TensorList& t);
 
+// Encoder-only models (Family::Encoder) and encoder-decoders (Family::EncoderDecoder):
+// the stacks the head runs; core/model/params_families.cpp.
+void encoder_model(const ModelConfig& c, TensorList& t);
+void encoder_decoder_model(const ModelConfig& c, TensorList& t);
+// The output layer of the config's head (and sentence-transformers Dense modules).
+void head_tensors(const ModelConfig& c, TensorList& t);
+
 // The vision encoder + projector of a multimodal checkpoint (nothing when absent).
 // Vision tensors are not "active" for text tokens (active_copies = 0).
 void vision_tower(const ModelConfig& c, TensorList& t);

@@ -9,7 +9,7 @@ namespace vramcalc {
 namespace {
 
 // ggml types: bytes per block / values per block (ggml/src/ggml-common.h block_* structs).
-enum class G { F32, F16, Q8_0, Q4_0, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K };
+enum class G { F32, F16, Q8_0, Q4_0, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, MXFP4 };
 struct GInfo {
     const char* name;
     double bytes;
@@ -20,11 +20,12 @@ const GInfo& info(G t) {
         {"f32", 4, 1},      {"f16", 2, 1},        {"q8_0", 34, 32},   {"q4_0", 18, 32},
         {"q5_0", 22, 32},   {"q5_1", 24, 32},     {"iq4_nl", 18, 32}, {"q2_K", 84, 256},
         {"q3_K", 110, 256}, {"q4_K", 144, 256},   {"q5_K", 176, 256}, {"q6_K", 210, 256},
+        {"mxfp4", 17, 32},  // block_mxfp4: one E8M0 scale + 16 bytes of E2M1 pairs per 32 (GGML_TYPE_MXFP4 = 39)
     };
     return kInfo[static_cast<int>(t)];
 }
 
-enum class Ftype { F32, F16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, Q3_K_M, Q2_K };
+enum class Ftype { F32, F16, Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, Q3_K_M, Q2_K, Mxfp4Moe };
 struct FtypeName {
     FormatId format;
     Ftype ftype;
@@ -36,6 +37,9 @@ const FtypeName kFtypes[] = {
     {FormatId::Q6_K, Ftype::Q6_K, G::Q6_K},     {FormatId::Q5_K_M, Ftype::Q5_K_M, G::Q5_K},
     {FormatId::Q4_K_M, Ftype::Q4_K_M, G::Q4_K}, {FormatId::Q4_0, Ftype::Q4_0, G::Q4_0},
     {FormatId::Q3_K_M, Ftype::Q3_K_M, G::Q3_K}, {FormatId::Q2_K, Ftype::Q2_K, G::Q2_K},
+    // LLAMA_FTYPE_MOSTLY_MXFP4_MOE (llama-quant.cpp): the expert tensors MXFP4, every other tensor Q8_0,
+    // the file type of ggml-org's gpt-oss GGUFs (gpt-oss-20b-mxfp4.gguf).
+    {FormatId::Mxfp4, Ftype::Mxfp4Moe, G::Q8_0},
 };
 const FtypeName* ftype_of(const NumberFormat& f) {
     for (const auto& x : kFtypes)
@@ -71,6 +75,7 @@ struct Rules {
     G base;
     GgufRules era;
     int64_t n_expert, n_gqa, n_layer;
+    bool mxfp4_experts = false;  // the checkpoint's experts are MXFP4 (config quantization_config)
 };
 
 // llama_tensor_get_type for the file types above (src/llama-quant.cpp), tensor
@@ -78,6 +83,9 @@ struct Rules {
 G tensor_type(const Rules& r, GRole role, int64_t i, int64_t n, int64_t row, bool expert) {
     G t = r.base;
     const bool moe8 = r.n_expert == 8;
+    // Checkpoints that ship MXFP4 experts (gpt-oss's quantization_config) keep them MXFP4 in every GGUF
+    // file type (convert_hf_to_gguf.py GptOssModel repacks them; llama-quant.cpp keeps MXFP4 tensors).
+    if (expert && (r.ftype == Ftype::Mxfp4Moe || r.mxfp4_experts)) return G::MXFP4;
     if (r.ftype == Ftype::F32 || r.ftype == Ftype::F16) return t;
     switch (role) {
         case GRole::Output:
@@ -148,9 +156,10 @@ GgufWeights gguf_weights(const Plan& p) {
                                    "not only num_parameters");
     const FtypeName* ft = ftype_of(p.weights);
     if (!ft) throw InputError("job.dtype", std::string("llama.cpp loads GGUF files: use fp16, bf16, fp32, q8_0, q6_k, "
-                                                       "q5_k_m, q4_k_m, q4_0, q3_k_m or q2_k, got '") + p.weights.name + "'");
+                                                       "q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k or mxfp4, got '") + p.weights.name + "'");
     const int64_t L = c.layers;
-    const Rules r{ft->ftype, ft->base, p.job.gguf_rules, c.experts, c.kv_heads > 0 ? c.heads / c.kv_heads : 1, L};
+    const bool mxfp4 = c.quant.format && c.quant.format->id == FormatId::Mxfp4 && c.quant.experts_only;
+    const Rules r{ft->ftype, ft->base, p.job.gguf_rules, c.experts, c.kv_heads > 0 ? c.heads / c.kv_heads : 1, L, mxfp4};
     GgufWeights w;
     w.layer.assign(static_cast<size_t>(L), 0.0);
     w.experts.assign(static_cast<size_t>(L), 0.0);

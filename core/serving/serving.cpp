@@ -16,7 +16,7 @@ namespace {
 
 double weights_on_gpu(const Plan& p, const Layout& l, std::string* why) {
     const ModelConfig& c = p.m.config;
-    if (p.job.ep <= 1 && !p.job.dp_attention) return weights_term(p, l, why);
+    if (p.job.ep <= 1 && !p.job.dp_attention) return weights_term(p, l, uniform_share(p, l), why);
     // Expert parallelism: routed experts split over ep GPUs; everything else
     // TP-sharded, or replicated under data-parallel attention (SGLang
     // --enable-dp-attention, DeepSeek-V3 report §3.4: attention DP, experts EP).

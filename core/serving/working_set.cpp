@@ -43,7 +43,7 @@ std::string kv_why(const Plan& p, const KvCost& k, double bytes) {
     const Job& job = p.job;
     std::string why = "batch " + count_text(job.batch) + " × " + count_text(job.seq) + " tokens × " +
                       printf_text("%.1f", k.every_token() / 1024) + " KiB per token per GPU (" + p.kv->label + ")";
-    if (k.state_seq > 0) why += " + " + gb_text(k.state_seq) + " of constant state per sequence (linear/SSM layers, or cross-attention to the image)";
+    if (k.state_seq > 0) why += " + " + gb_text(k.state_seq) + " of constant state per sequence (linear/SSM layers, or cross-attention keys and values of the image or the encoder's tokens)";
     const std::string w = window_policy_text(p);
     if (!w.empty()) why += "; " + w;
     if (job.dp_attention) why += "; data-parallel attention: each GPU holds 1/" + count_text(job.ep) + " of the sequences";

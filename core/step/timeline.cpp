@@ -60,24 +60,32 @@ Phase& phase(Timeline& t, const char* key, const char* label) {
 }
 
 // Training: the live bytes at each moment of a step, written into the step's
-// timeline in place (a sweep runs this for every point).
-void training_timeline(const Plan& p, const ModelActivations& a, const LossBuffers& loss, const StepBuffers& sb,
+// timeline in place (a sweep runs this for every point). Under pipeline
+// parallelism the phases are the stage's steady state: its micro-batches in
+// flight, with the gradients of those already done accumulating.
+void training_timeline(const Plan& p, const Share& s, const ModelActivations& a, const LossBuffers& loss, const StepBuffers& sb,
                        double W, double O, Timeline& t) {
-    const double L = static_cast<double>(std::max<int64_t>(1, p.m.config.layers));
-    const double pinned = sb.gathered + sb.dequantized;  // buffers present through forward and backward
+    const double layers = std::max(1.0, s.layers * s.in_flight);  // blocks' activations held, one block each
+    const CommBuffers& c = sb.comm;
+    // present through forward and backward: a QLoRA weight dequantized, the blocks FSDP keeps
+    // gathered, DeepSpeed's reduce bucket
+    const double pinned = sb.dequantized + c.stage_unsharded + c.bucket + c.persistent;
+    const double accumulated = c.accumulated;  // unsharded gradients of the micro-batches done
 
     Phase& fwd = phase(t, "forward", "End of forward (loss computed)");
     fwd.bytes[kWeights] = W;
-    fwd.bytes[kGradients] = sb.grads_in_forward;
+    fwd.bytes[kGradients] = sb.grads_in_forward + accumulated;
     fwd.bytes[kOptimizer] = O;
     fwd.bytes[kActivations] = a.blocks;
     fwd.bytes[kLogits] = loss.forward_peak;
-    fwd.bytes[kBuffers] = pinned + sb.autocast_copies;
+    fwd.bytes[kBuffers] = pinned + c.forward + c.head_kept + sb.autocast_copies + std::max(c.ring_forward, c.dispatch);
 
     Phase& lbw = phase(t, "loss_backward", "Loss backward");
     lbw.bytes = fwd.bytes;
     lbw.bytes[kLogits] = loss.backward_peak;
-    const double early_grads = std::max(sb.grads_in_forward, sb.head_grad);
+    // the blocks' gathers and attention are done; the head's backward runs
+    lbw.bytes[kBuffers] += c.head_backward - c.forward - std::max(c.ring_forward, c.dispatch);
+    const double early_grads = std::max(sb.grads_in_forward, sb.head_grad) + accumulated;
     lbw.bytes[kGradients] = early_grads;
 
     // Layer by layer, saved activations are freed while gradients appear: the
@@ -85,19 +93,19 @@ void training_timeline(const Plan& p, const ModelActivations& a, const LossBuffe
     // the last (all gradients).
     Phase& bw = phase(t, "backward", "Backward through the layers");
     const double first = early_grads + a.blocks + sb.autocast_copies;
-    const double last = sb.grads_at_end + a.blocks / L;
+    const double last = sb.grads_at_end + accumulated + a.blocks / layers;
     bw.bytes[kWeights] = W;
     bw.bytes[kOptimizer] = O;
-    bw.bytes[kActivations] = (first >= last ? a.blocks : a.blocks / L) + a.recompute + a.backward_work;
-    bw.bytes[kGradients] = first >= last ? early_grads : sb.grads_at_end;
-    bw.bytes[kBuffers] = pinned + sb.gathered_grads + (first >= last ? sb.autocast_copies : 0);
+    bw.bytes[kActivations] = (first >= last ? a.blocks : a.blocks / layers) + a.recompute + a.backward_work;
+    bw.bytes[kGradients] = first >= last ? early_grads : sb.grads_at_end + accumulated;
+    bw.bytes[kBuffers] = pinned + c.backward + std::max(c.ring_backward, c.dispatch) + (first >= last ? sb.autocast_copies : 0);
 
     if (!p.job.optimizer_in_backward) {
         Phase& step = phase(t, "optimizer", "Optimizer step");
         step.bytes[kWeights] = W;
         step.bytes[kOptimizer] = O;
         step.bytes[kGradients] = sb.grads_at_end;
-        step.bytes[kBuffers] = sb.optimizer_temp;
+        step.bytes[kBuffers] = sb.optimizer_temp + c.bucket + c.persistent;
     }
     double most = t.phases[0].total();
     for (int i = 1; i < t.count; ++i)
@@ -129,9 +137,16 @@ std::string training_why(const Plan& p, const ModelActivations& a, const Layout&
 
 // The step buffers that exist for this job, each with its size.
 std::string buffers_why(const StepBuffers& sb) {
+    const CommBuffers& c = sb.comm;
     const std::pair<const char*, double> items[] = {
-        {"FSDP/ZeRO-3 gathered layers (current + prefetched)", sb.gathered},
-        {"their unsharded gradients", sb.gathered_grads},
+        {"FSDP/ZeRO-3 gathered parameters in forward (current + prefetched)", c.forward},
+        {"in backward, with unsharded gradients and reduce-scatter buffers", c.backward},
+        {"the head kept gathered from its forward to its backward", c.head_kept},
+        {"every block of the stage kept gathered across micro-batches", c.stage_unsharded},
+        {"gradient reduce bucket", c.bucket},
+        {"context-parallel attention: the gathered K/V and fp32 gradient accumulators", c.ring_backward},
+        {"expert-parallel all-to-all buffers", c.dispatch},
+        {"async-TP workspace and cached fp8 weights", c.persistent},
         {"autocast 16-bit weight copies", sb.autocast_copies},
         {"QLoRA dequantized weight", sb.dequantized},
         {"foreach optimizer temporary (at the step)", sb.optimizer_temp},
@@ -142,16 +157,16 @@ std::string buffers_why(const StepBuffers& sb) {
     return why.empty() ? "none for this recipe" : why;
 }
 
-}  // namespace
-
-Step run_step(const Plan& p, const Layout& l, bool explain) {
+// The step on the GPU that holds share `sh`.
+Step step_on(const Plan& p, const Layout& l, const Share& sh, bool explain) {
     Step s;
+    s.share = sh;
     double cached = 0;
     Breakdown& b = s.breakdown;
     auto why = [&](int term) { return explain ? &b.why[term] : nullptr; };
-    const double W = weights_term(p, l, why(kWeights));
-    const double G = gradients_term(p, l, why(kGradients));
-    const double O = optimizer_term(p, l, why(kOptimizer));
+    const double W = weights_term(p, l, sh, why(kWeights));
+    const double G = gradients_term(p, l, sh, why(kGradients));
+    const double O = optimizer_term(p, l, sh, why(kOptimizer));
     if (!trains(p.job)) {
         // Inference: the engine's accounting (core/serving.cpp); engines with
         // their own budget set the overhead themselves.
@@ -163,29 +178,36 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
             return s;
         }
     } else {
-        const ModelActivations a = model_activations(p, l);
-        const LossBuffers loss = loss_buffers(p, l);
-        const StepBuffers sb = step_buffers(p, l, O, a.offloaded);
+        const ModelActivations a = model_activations(p, l, sh);
+        const LossBuffers loss = loss_buffers(p, l, sh);
+        const StepBuffers sb = step_buffers(p, l, sh, O, a.offloaded);
         const double on_gpu_optimizer = p.job.paged_optimizer ? 0 : O;
-        training_timeline(p, a, loss, sb, W, on_gpu_optimizer, s.timeline);
+        training_timeline(p, sh, a, loss, sb, W, on_gpu_optimizer, s.timeline);
         s.cpu = sb.cpu;
-        cached = sb.cached_load;
+        // The communication streams' pools stay reserved beyond what is live of them at the peak.
+        const int at = s.timeline.peak;
+        const std::string peak_key = s.timeline.phases[at].key;
+        const double comm_live = peak_key == "backward" ? sb.comm.backward : peak_key == "optimizer" ? 0 : sb.comm.forward;
+        cached = sb.cached_load + std::max(0.0, sb.comm.side_pools - comm_live);
         s.saved = a.blocks + a.offloaded + loss.saved;
+        // After the optimizer step: what stays allocated until the next step's forward.
+        s.steady = W + on_gpu_optimizer + sb.grads_at_end + sb.comm.bucket + sb.comm.persistent;
         const Phase& peak = s.timeline.phases[s.timeline.peak];
         b.bytes = peak.bytes;
         if (explain) {
             if (G != peak.bytes[kGradients])
                 b.why[kGradients] += std::string("; live at the peak (") + peak.label + "): " + gb_text(peak.bytes[kGradients]);
             b.why[kActivations] = training_why(p, a, l);
-            b.why[kLogits] = std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
-                             " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
-                             gb_text(loss.backward_peak) + " while its gradient is computed";
+            b.why[kLogits] = !sh.last ? std::string("none on this stage: the loss runs on the last pipeline stage")
+                                      : std::string(loss_name(p.job.loss)) + " cross-entropy: " + gb_text(loss.saved) +
+                                            " kept for backward, " + gb_text(loss.forward_peak) + " at its forward peak, " +
+                                            gb_text(loss.backward_peak) + " while its gradient is computed";
             b.why[kBuffers] = buffers_why(sb);
             b.why[kKvCache] = "none: training keeps no KV cache (keys and values are part of the activations)";
         }
     }
     s.allocated = b.total();
-    const double paged = trains(p.job) && p.job.paged_optimizer && !p.job.offload_optimizer ? O : 0;
+    const double paged = trains(p.job) && p.job.paged_optimizer && !optimizer_on_cpu(p.job) ? O : 0;
     const Reserved reserved = reserved_at_peak(p.job, s.allocated, cached, model_init_replay(p).reserved);
     b.bytes[kOverhead] = overhead_term(p.job, s.allocated, cached, reserved, paged, why(kOverhead));
     s.reserved = reserved.total();
@@ -197,6 +219,20 @@ Step run_step(const Plan& p, const Layout& l, bool explain) {
                             printf_text("%.2f GiB", s.serving.device / (1024.0 * 1024.0 * 1024.0)) + " per GPU";
     }
     return s;
+}
+
+}  // namespace
+
+// Training under pipeline parallelism: the stage the job asks for, or the one
+// that needs the most (the first holds the most micro-batches in flight, the
+// last the head and the loss; the stages between hold less than the first).
+Step run_step(const Plan& p, const Layout& l, bool explain) {
+    if (!trains(p.job)) return step_on(p, l, uniform_share(p, l), explain);
+    if (l.pp == 1 || p.job.pp_stage == PpStage::First) return step_on(p, l, share_of(p, l, 0), explain);
+    if (p.job.pp_stage == PpStage::Last) return step_on(p, l, share_of(p, l, l.pp - 1), explain);
+    Step first = step_on(p, l, share_of(p, l, 0), explain);
+    Step last = step_on(p, l, share_of(p, l, l.pp - 1), explain);
+    return last.breakdown.total() > first.breakdown.total() ? last : first;
 }
 
 Breakdown compute_breakdown(const Model& m, const Job& job, bool explain) {

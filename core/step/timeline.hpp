@@ -6,6 +6,7 @@
 #include "job/layout.hpp"
 #include "memory/terms.hpp"
 #include "job/plan.hpp"
+#include "memory/parallel.hpp"
 #include "serving/serving.hpp"
 
 namespace vramcalc {
@@ -15,7 +16,9 @@ struct Step {
     Timeline timeline;
     double allocated = 0, reserved = 0, device = 0, cpu = 0;
     double saved = 0;  // kept from forward to backward: blocks' saved tensors + the loss's
+    double steady = 0; // allocated between steps: weights, optimizer states, gradients and persistent buffers
     ServingInfo serving;  // inference: the engine's pool, offload split and fit
+    Share share;          // the GPU this step describes (its pipeline stage, its parameters)
 };
 
 Step run_step(const Plan& p, const Layout& l, bool explain);

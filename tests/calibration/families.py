@@ -300,6 +300,9 @@ class DeepseekBlock(nn.Module):
 def make_block(cfg, impl, b, s, dtype, dense=False):
     """-> (block in train mode and `dtype`, dict of per-forward extras)."""
     t = cfg["model_type"]
+    if t in ("bert", "t5"):
+        from encoders import make_encoder_block
+        return make_encoder_block(cfg, impl, b, s, dtype)
     if t == "gpt2":
         return GPT2Block(cfg).to(dtype).train(), {}
     if t in ("llama", "mixtral"):

@@ -2,7 +2,8 @@
 
 usage: /usr/bin/python3 tests/calibration/run.py path/to/vramcalc
 
-For every family (gpt2, llama, mixtral, deepseek_v3) and several small shapes, writes an HF-style config.json
+For every family (gpt2, llama, mixtral, deepseek_v3, and the encoder families bert and t5: a BERT layer, a T5
+encoder block and a T5 decoder block with cross-attention, encoders.py) and several small shapes, writes an HF-style config.json
 (real key names) and a training job, runs `vramcalc --config --job --json`, and asserts
 |vramcalc - measured| / measured <= 3 % for `layer_activations.bytes`, where "measured" is what autograd saves
 for backward in one block (measure.py; PyTorch >= 2 accounting, see /work/notes/calib-breakdown.md).  Checkpointed
@@ -66,16 +67,23 @@ def cli_config(cfg):
     return cfg
 
 
-def train_job(dname, impl, ckpt, b, s):
-    return {"mode": "train", "dtype": dname, "precision": "pure", "attention": impl, "checkpointing": ckpt,
-            "batch": b, "seq": s, "optimizer": "adamw"}
+def train_job(dname, impl, ckpt, b, s, cfg=None):
+    job = {"mode": "train", "dtype": dname, "precision": "pure", "attention": impl, "checkpointing": ckpt,
+           "batch": b, "seq": s, "optimizer": "adamw"}
+    if cfg and cfg.get("_encoder_seq"):
+        job["encoder_seq"] = cfg["_encoder_seq"]  # a T5 decoder block attends to this many encoder tokens
+    return job
+
+
+# The attention kernels each family's Hugging Face code has: GPT-2 and T5 eager only, BERT eager and SDPA.
+KERNELS = {"gpt2": ["eager"], "t5": ["eager"], "bert": ["eager", "sdpa"]}
 
 
 def measured_block(cfg, dname, impl, b, s, ckpt):
     torch.manual_seed(0)
     dtype = DTYPES[dname]
     block, extras = make_block(cfg, impl, b, s, dtype)
-    h = cfg.get("hidden_size") or cfg["n_embd"]
+    h = cfg.get("hidden_size") or cfg.get("d_model") or cfg["n_embd"]
     x = torch.randn(b, s, h, dtype=dtype, requires_grad=True)
     if ckpt == "full":
         return checkpoint_saved_reentrant(block, x, extras), {"block input": x.numel() * x.element_size()}
@@ -103,13 +111,13 @@ def activation_checks(cli, tally):
           f" {'error':>9s}")
     for fam, label, cfg, b, s in CASES:
         ccfg = cli_config(cfg)
-        for impl in (["eager"] if fam == "gpt2" else ["eager", "flash", "sdpa"]):
+        for impl in KERNELS.get(fam, ["eager", "flash", "sdpa"]):
             for dname in DTYPES:
                 for ckpt in ("none", "full"):
                     if ckpt == "full" and impl != "eager":
                         continue  # checkpointed: the kept input does not depend on the attention kernel
                     measured, parts = measured_block(ccfg, dname, impl, b, s, ckpt)
-                    out = cli.run(ccfg, train_job(dname, impl, ckpt, b, s))
+                    out = cli.run(ccfg, train_job(dname, impl, ckpt, b, s, ccfg))
                     if "layer_activations" not in out:
                         raise Missing("the CLI's JSON has no layer_activations")
                     la = out["layer_activations"]

@@ -35,8 +35,31 @@ def deepseek_v3(h, a, rq, rkv, nope, rope, vd, E, K, ie, shared=1, n_group=4, to
                 topk_method="noaux_tc", moe_layer_freq=1, tie_word_embeddings=False)
 
 
+def bert(h, a, inter):
+    return dict(model_type="bert", architectures=["BertForMaskedLM"], hidden_size=h, num_attention_heads=a,
+                intermediate_size=inter, num_hidden_layers=2, vocab_size=128, max_position_embeddings=256,
+                type_vocab_size=2, hidden_act="gelu", hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+                layer_norm_eps=1e-12)
+
+
+def t5(h, a, d_kv, ff, arch="T5ForConditionalGeneration", gated=False, encoder_seq=None):
+    c = dict(model_type="t5", architectures=[arch], d_model=h, num_heads=a, d_kv=d_kv, d_ff=ff, num_layers=2,
+             num_decoder_layers=2, vocab_size=128, dropout_rate=0.1, layer_norm_epsilon=1e-6,
+             relative_attention_num_buckets=32, feed_forward_proj="gated-gelu" if gated else "relu",
+             tie_word_embeddings=not gated)
+    if encoder_seq:
+        c["_encoder_seq"] = encoder_seq  # the harness's: the encoder output's length for a decoder block
+    return c
+
+
 # (family, label, config, b, s)
 CASES = [
+    ("bert", "h64 a4 I160 s16 b2", bert(64, 4, 160), 2, 16),
+    ("bert", "h96 a6 I384 s40 b1", bert(96, 6, 384), 1, 40),
+    ("t5", "encoder h64 a4 d16 ff128 s16 b2", t5(64, 4, 16, 128, "T5EncoderModel"), 2, 16),
+    ("t5", "encoder gated h96 a4 d32 ff160 s24 b1", t5(96, 4, 32, 160, "T5EncoderModel", gated=True), 1, 24),
+    ("t5", "decoder h64 a4 d16 ff128 s12 enc20 b2", t5(64, 4, 16, 128, encoder_seq=20), 2, 12),
+    ("t5", "decoder gated h96 a6 d16 ff200 s20 enc12 b1", t5(96, 6, 16, 200, gated=True, encoder_seq=12), 1, 20),
     ("gpt2", "h64 a4 s16 b2", gpt2(64, 4), 2, 16),
     ("gpt2", "h96 a6 I200 s40 b1", gpt2(96, 6, inner=200), 1, 40),
     ("gpt2", "h128 a2 s24 b3", gpt2(128, 2), 3, 24),

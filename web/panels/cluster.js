@@ -73,6 +73,14 @@ function training(a) {
         el('td', { class: 'vc-cl-how' }, x.why)))),
     el('p', { class: 'vc-cl-sub' }, t.flops_text),
   ];
+  if (t.ops && t.ops.length) {
+    out.push(table(`The compute, op by op (${t.precision}, ${t.schedule})`, ['Op', 'Time', 'Share of the step', 'How'],
+      t.ops.map((o) => el('tr', { 'data-op': o.key },
+        el('td', {}, o.label),
+        el('td', { class: 'vc-cl-num' }, o.time_text),
+        el('td', { class: 'vc-cl-num' }, o.share_text),
+        el('td', { class: 'vc-cl-how' }, o.why)))));
+  }
   if (t.budget) {
     const b = t.budget;
     out.push(el('div', { class: 'vc-cl-cards' },
@@ -80,6 +88,9 @@ function training(a) {
       ...(b.cost_text ? [card('Cost', b.cost_amount_text, b.cost_text)] : [])));
   }
   const rec = a.recommendation;
+  if (rec && !rec.best && rec.least_memory) {
+    out.push(el('p', { class: 'vc-cl-why' }, rec.why));
+  }
   if (rec && rec.best) {
     out.push(el('h3', { class: 'vc-cl-h' }, `Recommended layout (${rec.considered} considered)`),
       el('p', {}, el('strong', {}, rec.best.layout_text), ` — ${rec.best.tokens_per_s_per_gpu_text}, ${rec.best.memory_text} per GPU`),
@@ -106,7 +117,8 @@ function serving(a) {
       card('Per step', s.token_text, s.read_text),
       card('Memory', s.memory_text, `${s.layout.text}${s.fits ? '' : ' — does not fit'}`)),
     el('p', { class: 'vc-cl-bound' }, s.bound_text),
-    el('p', { class: 'vc-cl-sub' }, s.comm_text),
+    el('p', { class: 'vc-cl-sub' }, s.kv_text),
+    el('p', { class: 'vc-cl-sub' }, `${s.comm_text}; ${s.kernel_text}`),
   ];
 }
 

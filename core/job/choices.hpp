@@ -1,7 +1,7 @@
 #pragma once
-// Name ↔ enum tables for job fields: each name is resolved once, when the job
-// is read (core/job/job.cpp, core/job/job_serving.cpp).
-#include <cstddef>
+// Names read into enums once, when a job is parsed: a table of (name, value)
+// per enum, and the lookups parse_job and the option lists share
+// (job/job.cpp, job/parallel_fields.cpp). Internal to job/.
 #include <string>
 #include <vector>
 

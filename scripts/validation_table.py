@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Rewrites the table of measured training runs in docs/validation.md (between the lines
+"<!-- measured table -->" and "<!-- end measured table -->") from tests/validation/measured.json and
+the errors the core gives, as the unit tests print them (test_validation.cpp). The doc test
+(tests/docs/check_readme.py) then checks every row's error against the core again.
+usage: scripts/validation_table.py build/tests/vramcalc_tests"""
+import json, os, re, subprocess, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.join(here, "..")
+rows = json.load(open(os.path.join(root, "tests", "validation", "measured.json")))["rows"]
+out = subprocess.run([sys.argv[1], "-tc=measured training runs"], capture_output=True, text=True).stdout
+printed = {}
+for line in out.splitlines():
+    m = re.match(r"^(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+([+-]\d+\.\d+)%", line)
+    if m:
+        printed[m.group(1)] = (float(m.group(3)), float(m.group(4)))
+
+def unit_of(row):
+    u = row["unit"]
+    if u.startswith("GiB") or "GiB" in u and "actually" in u or "computed in GiB" in u: return "GiB", 2**30
+    if u.startswith("MiB") or u.startswith("MB (= MiB"): return "MiB", 2**20
+    if u.startswith("bytes"): return "GiB", 2**30
+    return "GB", 1e9
+
+def setting(row):
+    j = row["job"]
+    parts = [j.get("mode", "train" if j.get("framework") == "torchtitan" else "inference")]
+    parts.append(f"{j.get('batch', 1)} × {j.get('seq', 4096)}")
+    gpus = j.get("gpus", 1)
+    if gpus > 1:
+        layout = [f"{gpus} GPUs"] + [f"{k.upper()} {j[k]}" for k in ("tp", "pp", "cp", "ep") if j.get(k, 1) > 1]
+        if j.get("zero"): layout.append(f"ZeRO-{j['zero']}")
+        parts.append(" ".join(layout))
+    for key in ("framework", "fp8", "pp_schedule"):
+        if key in j: parts.append(f"{j[key]}")
+    for key in ("checkpointing", "loss", "optimizer", "lora_rank"):
+        if key in j: parts.append(f"{key} {j[key]}")
+    for key in ("compile", "optimizer_in_backward", "activation_offload", "sequence_parallel", "async_tp"):
+        if key in j: parts.append(key if j[key] else "no " + key)
+    if j.get("offload_params") or j.get("offload_optimizer"): parts.append("CPU offload")
+    parts.append(j.get("report", "per the preset"))
+    return ", ".join(str(p) for p in parts)
+
+def fmt(x):
+    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
+
+lines = ["| row | model | setting | measured | vramcalc | error |", "|---|---|---|---:|---:|---:|"]
+within = 0
+for r in rows:
+    ours, err = printed[r["id"]]
+    name, scale = unit_of(r)
+    measured = r["expected"] / scale
+    miss = " (known miss)" if "known_miss" in r else ""
+    if abs(err) <= 100 * r["tolerance"]: within += 1
+    model = r.get("model") or r.get("config_fixture", "config")
+    sign = "+" if err >= 0 else "−"
+    lines.append(f"| {r['id']} | {model} | {setting(r)} | {fmt(measured)} {name} | {fmt(ours / scale)} {name} | "
+                 f"{sign}{abs(err):.2f} %{miss} |")
+lines.append("")
+lines.append(f"{within} of {len(rows)} rows are within 15 % (SMALL-HF-01 within its 5 %).")
+table = "\n".join(lines)
+doc_path = os.path.join(root, "docs", "validation.md")
+doc = open(doc_path, encoding="utf-8").read()
+start, end = "<!-- measured table -->\n", "<!-- end measured table -->"
+i, k = doc.index(start) + len(start), doc.index(end)
+open(doc_path, "w", encoding="utf-8").write(doc[:i] + table + "\n" + doc[k:])
+print(f"{len(rows)} rows, {within} within -> {doc_path}")
