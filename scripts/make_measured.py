@@ -177,7 +177,8 @@ for rid, (model, job) in MORE_JOBS.items():
 # Multi-GPU training runs (../shared/calibration/measured.json and scripts/measured_multigpu.json, each
 # read at the commit its source cites). Each row is its framework's preset plus the settings the source
 # states; the comment beside each says which default fills a gap.
-MEGATRON_7B = "megatron-gpt-7b.config.json"  # tests/fixtures: the functional test's GPT (LayerNorm, GeLU MLP, GQA 8)
+MEGATRON_7B = "megatron-gpt-7b.config.json"
+MEG_TINY = "megatron-gpt-tiny.config.json"  # tests/fixtures: the functional tests' 12-layer, 512-wide GPT  # tests/fixtures: the functional test's GPT (LayerNorm, GeLU MLP, GQA 8)
 # benchmarks/llama3_h100_202412_torchtitan.md: torchtitan @9dec370 compiled each TransformerBlock (apply_compile) and
 # not the loss (train.py: "# if job_config.training.compile: loss_fn = torch.compile(loss_fn)", commented out).
 TITAN_DEC24 = {"framework": "torchtitan", "seq": 8192, "compile": True, "compile_loss": False}
@@ -236,6 +237,27 @@ MULTI_MORE = {
                                                    pp_schedule="interleaved_1f1b", pp_virtual=8), "steady"),
     "MEG-7B-TP1PP4-A100-PEAK": (MEGATRON_7B, dict(MEG, mode="train", gpus=8, pp=4, zero=1, batch=1, seq=8192, grad_accum=4,
                                                   pp_schedule="interleaved_1f1b", pp_virtual=8), "total"),
+    # Megatron-LM functional tests' small GPT on 8 H100 (micro-batch 4, global 32, 1024 tokens; micro-batches per step
+    # = 32 / (4 x DP)); each case's model_config.yaml: the local impl and --attention-backend unfused keep the s x s
+    # scores (eager), the cp2 case runs flash without dropout on a NullTokenizer vocabulary.
+    "MEG-TINY-TP1PP2-LOCAL": (MEG_TINY, dict(MEG, mode="train", gpus=8, pp=2, batch=4, seq=1024, grad_accum=2, attention="eager"), "total"),
+    "MEG-TINY-TP1PP4-LOCAL": (MEG_TINY, dict(MEG, mode="train", gpus=8, pp=4, batch=4, seq=1024, grad_accum=4, attention="eager"), "total"),
+    "MEG-TINY-TP1PP4-VP1": (MEG_TINY, dict(MEG, mode="train", gpus=8, pp=4, batch=4, seq=1024, grad_accum=4, attention="eager",
+                                           pp_schedule="interleaved_1f1b", pp_virtual=3), "total"),
+    "MEG-TINY-TP4-DISTOPT": (MEG_TINY, dict(MEG, mode="train", gpus=8, tp=4, zero=1, batch=4, seq=1024, grad_accum=4,
+                                            attention="eager"), "total"),
+    "MEG-TINY-TP2PP2CP2": ("megatron-gpt-tiny-nodrop.config.json", dict(MEG, mode="train", gpus=8, tp=2, pp=2, cp=2, batch=4,
+                                                                        seq=1024, grad_accum=8, sequence_parallel=True), "total"),
+    # moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed: TP 2 x PP 2 (4 virtual stages per rank) x EP 4 on 8 GPUs,
+    # ETP 1, SP, distributed optimizer, unfused attention, 4 x 4096 tokens, 32 / (4 x DP 2) = 4 micro-batches.
+    "MEG-MOE-MLA-TP2PP2EP4-H100-PEAK": ("megatron-moe-mla-proxy.config.json",
+                                        dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
+                                             attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                             pp_schedule="interleaved_1f1b", pp_virtual=4), "total"),
+    "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": ("megatron-moe-mla-proxy.config.json",
+                                         dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
+                                              attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                              pp_schedule="interleaved_1f1b", pp_virtual=4), "steady"),
     # torchtune README @30b8519: 70B_lora.yaml (q, k, v at rank 16), FSDP2 over 8, batch 2 packed 2048, AC, compile.
     "LORA-TT-70B-8xA100": ("llama-3.1-70b", {"framework": "torchtune", "mode": "lora", "gpus": 8, "zero": 3, "batch": 2,
                                              "seq": 2048, "compile": True, "lora_rank": 16,
@@ -308,6 +330,9 @@ MISSES = {
     "TITAN-TRAINY-8B-H200-32": "+17 %: the run's float8 flags (--quantize.linear.float8.*) do not exist in torchtitan "
                                "e7c0cae, so the code it ran is not the cited commit",
     "TITAN-TRAINY-8B-H200-64": "+16 %: as TITAN-TRAINY-8B-H200-32, the same run on 64 GPUs",
+    "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": "-27 %: the last stage also holds the run's multi-token-prediction layer "
+                                        "(--mtp-num-layers 1: one more MoE block and its projection, with its states), which "
+                                        "vramcalc cannot express",
     "AO-MX-L3-8B-B200-BF16": "+26 %: torchtitan 6fc499f (not in the upstream history) measured the recipe 7 % below the "
                              "MI300X run two weeks earlier (torchtitan 2c8b594) and 29 % below the March 2025 H100 run; "
                              "what changed between those versions is not modelled",

@@ -206,3 +206,15 @@ TEST_CASE("hybrid sharding: FSDP shards inside a group of ranks and replicates a
     CHECK_THROWS_WITH(compute_breakdown(m, test::job({{"mode", "train"}, {"gpus", 16}, {"zero", 3}, {"shard_degree", 3}})),
                       doctest::Contains("job.shard_degree"));
 }
+
+TEST_CASE("Megatron's unfused attention keeps 16-bit probabilities where Hugging Face's eager keeps fp32 ones") {
+    // megatron/core/transformer/dot_product_attention.py: baddbmm scores, FusedScaleMaskSoftmax returns the
+    // input dtype: 2 bytes per score (no dropout). HF eager_attention_forward (Llama): softmax in fp32 (4) and the
+    // cast-back copy the ·v matmul saves (2): 6. Llama-3-8B, 32 heads × 4096 keys per query token, 4096 tokens.
+    const Model m = test::model("llama-3-8b");
+    const Job eager = test::job({{"mode", "train"}, {"attention", "eager"}});
+    const Job unfused = test::job({{"mode", "train"}, {"attention", "unfused"}});
+    const Plan pe = make_plan(m, eager), pu = make_plan(m, unfused);
+    const double scores = 32.0 * 4096 * 4096;
+    CHECK(kept_block(pe, Layout{}, false).attention_core - kept_block(pu, Layout{}, false).attention_core == doctest::Approx(scores * 4));
+}

@@ -46,7 +46,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("head", job.head_auto ? "auto" : head_name(job.head)).field("num_labels", job.num_labels);
     w.field("checkpointing", checkpointing_name(job.checkpointing));
     w.field("activation_offload", job.activation_offload).field("attention", attention_name(job.attention));
-    w.field("flash_attention", job.attention != Attention::Eager);
+    w.field("flash_attention", job.attention != Attention::Eager && job.attention != Attention::Unfused);
     w.field("loss", loss_name(job.loss)).field("loss_chunks", job.loss_chunks).field("compile", job.compile);
     w.field("kv_dtype", job.kv_dtype ? job.kv_dtype->name : "auto");
     w.field("lora_rank", job.lora_rank).field("lora_targets", job.lora_targets).field("lora_dropout", job.lora_dropout);

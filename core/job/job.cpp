@@ -31,7 +31,10 @@ const Choice<Checkpointing> kCheckpointing[] = {{"none", Checkpointing::None},
                                                 {"selective_op", Checkpointing::SelectiveOp}};
 const Choice<QloraMatmul> kQloraMatmul[] = {{"bitsandbytes", QloraMatmul::Bitsandbytes}, {"torchao", QloraMatmul::Torchao}};
 const Choice<ModelInit> kModelInit[] = {{"none", ModelInit::None}, {"torchao_0.1_nf4", ModelInit::TorchaoNf4V01}};
-const Choice<Attention> kAttention[] = {{"flash", Attention::Flash}, {"sdpa", Attention::Sdpa}, {"eager", Attention::Eager}};
+const Choice<Attention> kAttention[] = {{"flash", Attention::Flash},
+                                        {"sdpa", Attention::Sdpa},
+                                        {"eager", Attention::Eager},
+                                        {"unfused", Attention::Unfused}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full},       {"full_fp32", Loss::FullFp32},
                               {"chunked", Loss::Chunked}, {"fused", Loss::Fused},
                               {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted}};

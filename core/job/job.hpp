@@ -27,6 +27,8 @@ enum class Attention {
     Eager,  // softmax(q·kᵀ)·v written out: saves the s×s probabilities
     Sdpa,   // torch scaled_dot_product_attention after repeat_kv (HF "sdpa", torchtune): q, k, v repeated to all heads
     Flash,  // flash-attn 2 kernel: q, k, v at kv-head width, output and logsumexp
+    Unfused,  // Megatron-Core DotProductAttention (--attention-backend unfused, or the local impl):
+              // baddbmm scores and a fused scale-mask-softmax whose probabilities stay 16-bit
 };
 enum class Loss {
     Full,     // logits for every token, upcast to fp32 inside the loss (transformers >= 4.46 ForCausalLMLoss)

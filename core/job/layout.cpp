@@ -84,6 +84,16 @@ Layout resolve_layout(const ModelConfig& c, const Job& job) {
                                          "), got " + count(job.gpus));
     l.dp = job.gpus / (l.tp * l.pp * l.cp);
     l.zero = trains(job) ? job.zero : 0;
+    if (trains(job) && job.ep > 1) {
+        // Megatron-Core parallel_state: the expert groups (EP × ETP) tile each pipeline stage's GPUs.
+        const int64_t etp = job.etp > 0 ? job.etp : l.tp;
+        if (c.experts <= 0) throw InputError("job.ep", "expert parallelism needs a mixture-of-experts model");
+        if (c.experts % job.ep != 0)
+            throw InputError("job.ep", "must divide the " + count(c.experts) + " routed experts, got " + count(job.ep));
+        if ((job.gpus / l.pp) % (job.ep * etp) != 0)
+            throw InputError("job.ep", "EP " + count(job.ep) + " × expert TP " + count(etp) + " must divide the " +
+                                           count(job.gpus / l.pp) + " GPUs of a pipeline stage");
+    }
     if (trains(job) && job.shard_degree > 0 && (l.dp * l.cp) % job.shard_degree != 0)
         throw InputError("job.shard_degree", "must divide the " + count(l.dp * l.cp) + " data- and context-parallel ranks (" +
                                                  count(l.dp) + " × CP " + count(l.cp) + "), got " + count(job.shard_degree));

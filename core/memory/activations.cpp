@@ -30,7 +30,12 @@ Shape shape_of(const Plan& p) {
             // a frozen nn.Linear (mm's derivative formula) and torchao's linear_nf4 keep none.
             p.job.mode == Mode::Train || (p.job.mode == Mode::QLoRA && p.job.qlora_matmul == QloraMatmul::Bitsandbytes),
             p.lora_roles, p.job.lora_dropout, p.job.compile,
-            static_cast<double>(p.job.lora_rank), p.job.attention, c.softmax_fp32};
+            static_cast<double>(p.job.lora_rank),
+            // Megatron's unfused attention materializes the scores as eager attention does, with the
+            // probabilities in 16 bits (megatron/core/transformer/dot_product_attention.py: baddbmm, then
+            // FusedScaleMaskSoftmax returns the input dtype, softmax-in-fp32 or not).
+            p.job.attention == Attention::Unfused ? Attention::Eager : p.job.attention,
+            p.job.attention == Attention::Unfused ? false : c.softmax_fp32};
 }
 
 // The input of the linears with `roles`, of width `width`: saved once when
@@ -119,7 +124,7 @@ void fused_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     a.add("attention input (qkv)", linear_inputs(d, kRoleQkv, targeted(d, {kRoleQkv}), d.h), true);
     const bool gpt2 = p.m.config.family == Family::Gpt2;
     a.add("q, k, v", gpt2 ? 3 * d.h * d.B : (3 + 2) * d.h * d.B);
-    double core = p.job.attention == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
+    double core = d.kernel == Attention::Eager ? eager_scores(p, d, d.heads) : d.h * d.B + d.heads * 4;
     a.add_core(core);
     a.add("attention output projection input", linear_inputs(d, kRoleO, targeted(d, {kRoleO}), d.h));
 }
@@ -142,7 +147,7 @@ void mla_attention(const Plan& p, const Shape& d, BlockActivations& a) {
     // (a·(nope + v) kept whole by SDPA); flash-attn pads v to qk (HF pads, then slices the output
     // into a new o_proj input); eager copies v for its matmul.
     const double nope = static_cast<double>(c.qk_nope_head_dim);
-    const Attention kernel = p.job.attention;
+    const Attention kernel = d.kernel;
     double v_kept = heads * (nope + dv), out = heads * dv, o_copy = heads * dv;
     if (kernel == Attention::Flash && dv < qk) v_kept = out = heads * qk;
     if (kernel == Attention::Flash && dv >= qk) o_copy = 0;
@@ -190,33 +195,6 @@ void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a) {
 }  // namespace act
 namespace {
 using namespace act;
-
-// A Mamba mixer through the fused kernels HF calls when mamba_ssm is
-// installed. Mamba-1 (state-spaces/mamba mamba_ssm/ops/selective_scan_interface.py
-// MambaInnerFn.forward, checkpoint_lvl=1: conv1d_out and delta are recomputed):
-// in_proj's input (h), xz (2·d_inner), x_dbl (dt_rank + 2·N), the scan output
-// (d_inner, out_proj's input is rebuilt from it and z), and the scan's fp32
-// chunk states (d_inner·2N per 2048-token chunk, selective_scan_fwd chunk size).
-// Mamba-2 (mamba_ssm/ops/triton/ssd_combined.py MambaSplitConv1dScanCombinedFn):
-// in_proj's input, zxbcdt (2·d_inner + 2·groups·N + heads), the scan output
-// and the gated RMSNorm's input and rstd (d_inner + fp32 per group).
-// Beside attention (Falcon-H1) in_proj reads the same normed input q/k/v
-// keep: one storage, counted once.
-void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a, bool shared_input = false) {
-    const RecurrentDims& r = p.m.config.recurrent;
-    const double di = static_cast<double>(r.d_inner), N = static_cast<double>(r.d_state);
-    if (!shared_input) a.add("mixer input", linear_inputs(d, kRoleUp, targeted(d, {kRoleUp}), d.h), true);
-    if (p.m.config.mamba2) {
-        const double g = static_cast<double>(std::max<int64_t>(1, r.groups)), H = static_cast<double>(r.heads);
-        a.add("in_proj output zxbcdt", (2 * di + 2 * g * N + H) * d.B);
-        a.add("scan output + gated norm", 2 * di * d.B + 4 * g);
-    } else {
-        a.add("in_proj output xz", 2 * di * d.B);
-        a.add("x_proj output (dt, B, C)", (static_cast<double>(r.dt_rank) + 2 * N) * d.B);
-        a.add("scan output", di * d.B);
-        a.add("scan chunk states (fp32)", di * 2 * N * 4 / 2048);
-    }
-}
 
 // Mixture of experts as HF writes it (modeling_mixtral.py MixtralSparseMoeBlock,
 // modeling_deepseek_v3.py): router probabilities in fp32, every routed token

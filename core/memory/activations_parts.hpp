@@ -38,6 +38,9 @@ double eager_scores(const Plan& p, const Shape& d, double heads);
 void llama_attention(const Plan& p, const Shape& d, BlockActivations& a);
 // A gated (SwiGLU / GeGLU) MLP of width I: gate, act, up, product.
 double gated_mlp(const Shape& d, double I, bool expert);
+// A Mamba mixer (memory/activations_recurrent.cpp); beside attention (Falcon-H1) it shares the
+// block's normed input (`shared_input`).
+void mamba_mixer(const Plan& p, const Shape& d, BlockActivations& a, bool shared_input = false);
 // The block's dense MLP (gated or plain) with its input.
 void dense_mlp(const Plan& p, const Shape& d, BlockActivations& a);
 

@@ -95,10 +95,7 @@ Share share_of(const Plan& p, const Layout& l, int64_t stage) {
     s.in_flight = l.pp > 1 ? in_flight(job.pp_schedule, s.microbatches, pp, static_cast<double>(job.pp_virtual),
                                        static_cast<double>(stage))
                            : 1;
-    const int64_t etp = job.etp > 0 ? job.etp : l.tp;
-    if (job.ep > 1 && c.experts <= 0) throw InputError("job.ep", "expert parallelism needs a mixture-of-experts model");
-    if (job.ep > 1 && c.experts % job.ep != 0)
-        throw InputError("job.ep", "must divide the " + std::to_string(c.experts) + " routed experts, got " + std::to_string(job.ep));
+    const int64_t etp = job.etp > 0 ? job.etp : l.tp;  // resolve_layout checks EP against the experts and the GPUs
     const double tp = static_cast<double>(l.tp), experts_split = static_cast<double>(job.ep * etp);
     const double f = s.layers / L;
     // A tied embedding is also the head: under PP the last stage keeps its own copy

@@ -27,7 +27,7 @@ double layer_working_set(const Plan& p, double tokens, int64_t tp, double stream
 }
 
 double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp, double bytes) {
-    if (p.job.attention != Attention::Eager) return 0;
+    if (p.job.attention != Attention::Eager && p.job.attention != Attention::Unfused) return 0;
     const double a = static_cast<double>(need_dim(p.m.config.heads, "num_attention_heads", "attention scores"));
     return b * a / static_cast<double>(tp) * s_q * s_kv * bytes;
 }
