@@ -76,6 +76,19 @@ Job (defaults in brackets):
   --gguf-rules R        current | 2023-12 (llama.cpp type rules era)  [current]
   --swa-full true       sliding-window layers at full length
   --ep N  --dp-attention true   expert parallel degree, data-parallel attention
+  --split-mode M        llama.cpp -sm over --gpus: layer | row | none   [layer]
+  --tensor-split 3,1    llama.cpp -ts shares per GPU (default: by free memory)
+  --main-gpu N          llama.cpp -mg (the GPU of -sm none)           [0]
+  --ollama-spread true  Ollama: spread over every GPU even when one holds the model
+  --vllm-version V      vLLM release whose accounting to follow, e.g. 0.6.5, 0.19.0   [newest]
+  --vllm-engine E       v0 | v1 (0.7 - 0.10 ship both)
+  --enforce-eager true  vLLM without CUDA graphs; --max-cudagraph-capture-size N
+  --kv-cache-dtype D    vLLM's name for kv_dtype: auto | fp8 | fp8_e4m3 | fp8_e5m2
+  --limit-mm-per-prompt N   images per prompt in vLLM's profile run (V0 1, V1 999)
+  --swa-full-tokens-ratio F --cuda-graph-max-bs N --chunked-prefill-size N   SGLang
+  --cache-implementation C  HF generate: dynamic | static | offloaded | offloaded_static | quantized
+  --cache-nbits N       QuantizedCache bits (2, 4, 8)                 [4]
+  Any other job field as --field-name value (see docs/serving.md).
   --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
                         (needs --gpu; answers by exact search, prints JSON)
   --job PATH            read job fields from a JSON file (flags override)
@@ -233,7 +246,9 @@ int run(int argc, char** argv) {
         }
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
             const std::string key = json_key(arg.substr(2));
-            job_flags[key] = flag_value(value("job." + key), "job." + key);
+            // Versions and split lists stay text: "0.10" read as a number would lose its digit.
+            const bool text = key == "vllm_version" || key == "tensor_split";
+            job_flags[key] = text ? json(value("job." + key)) : flag_value(value("job." + key), "job." + key);
         } else {
             throw InputError("arguments", "unexpected '" + short_text(arg) + "' (see --help)");
         }

@@ -33,18 +33,32 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
 // vLLM / SGLang (engine_budgets_device): each GPU is asked the engine's own
 // question, on that GPU. Fitting grows with capacity, so at each count the
 // unresolved GPUs are tried largest first and the first miss ends the count.
+// Which catalog GPUs are A100s (vLLM's defaults test the device name), read once.
+const std::vector<bool>& catalog_a100() {
+    static const std::vector<bool> a100 = [] {
+        std::vector<bool> v;
+        for (const Gpu& g : gpu_catalog()) v.push_back(std::string(g.id).rfind("a100", 0) == 0);
+        return v;
+    }();
+    return a100;
+}
+
+// Each row is asked as that GPU (its interconnect and name decide engine defaults: NCCL's NVLS
+// buffers, vLLM's A100 rule); the custom row as a device of its capacity only.
 std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std::vector<GpuFit> fits) {
     Layout l;
-    auto fits_on = [&](double capacity, const Layout& at) {
+    auto fits_on = [&](const GpuFit& f, const Layout& at) {
         Job j = p.job;
-        j.gpu = nullptr;
-        j.device_gib = capacity / (1024.0 * 1024.0 * 1024.0);
+        const size_t row = static_cast<size_t>(&f - fits.data());
+        j.gpu = row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr;
+        j.gpu_is_a100 = row < gpu_catalog().size() && catalog_a100()[row];
+        j.device_gib = f.capacity_bytes / (1024.0 * 1024.0 * 1024.0);
         return run_step(make_plan(p.m, j), at, false).serving.fits;
     };
-    auto fits_at = [&](double capacity, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(capacity, l); };
+    auto fits_at = [&](const GpuFit& f, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(f, l); };
     std::vector<GpuFit*> open;
     for (auto& f : fits) {
-        f.fits_as_configured = fits_on(f.capacity_bytes, chosen);
+        f.fits_as_configured = fits_on(f, chosen);
         open.push_back(&f);
     }
     std::stable_sort(open.begin(), open.end(), [](const GpuFit* a, const GpuFit* b) { return a->capacity_bytes > b->capacity_bytes; });
@@ -52,7 +66,7 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
     const int64_t most = std::max(kExactUpTo, p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo);
     for (int64_t n = 1; n <= most && !open.empty(); ++n) {
         size_t i = 0;
-        while (i < open.size() && fits_at(open[i]->capacity_bytes, n)) open[i++]->gpus_needed = n;
+        while (i < open.size() && fits_at(*open[i], n)) open[i++]->gpus_needed = n;
         open.erase(open.begin(), open.begin() + static_cast<std::ptrdiff_t>(i));
     }
     return fits;
@@ -68,7 +82,8 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
         const double bytes = p.job.device_gib * 1024.0 * 1024.0 * 1024.0;
         fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
     }
-    if (engine_budgets_device(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
+    // Engines with their own test of a GPU (vLLM and SGLang pools, llama.cpp / Ollama's fullest GPU of a split).
+    if (engine_budgets_device(p.job) || llama_cpp_like(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
     Layout l;
     auto total_at = [&](int64_t n, double& total) {
         if (!fit_layout(p, chosen, n, l)) return false;

@@ -147,6 +147,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 }
                 int64_t tp = 0, pp = 0;
                 if (!inference_layout_for(config, job, v, tp, pp)) throw InputError("job.gpus", "no layout for this count");
+                if (llama_cpp_like(job)) return;  // llama.cpp splits the gpus by split_mode, not by tp and pp
                 j.tp = tp;
                 j.pp = pp;
             };
@@ -182,6 +183,7 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 Job at = job;
                 set(at, v);
                 if (training) how = at.zero == 3 && job.zero == 0 ? " (ZeRO-3 / FSDP)" : at.zero > 0 ? " (ZeRO-" + std::to_string(at.zero) + ")" : "";
+                else if (v > 1 && llama_cpp_like(job)) how = std::string(" (-sm ") + split_mode_name(job.split_mode) + ")";
                 else if (v > 1) how = " (TP " + std::to_string(at.tp) + " × PP " + std::to_string(at.pp) + ")";
             }
             a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how : "does not fit on up to 4096 GPUs";

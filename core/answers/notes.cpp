@@ -41,7 +41,10 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
         notes.push_back("LoRA rank " + count(job.lora_rank) + " on " + job.lora_targets + ": " + params_text(e.trainable_params) +
                         " trainable params (" + printf_text("%.2f%%", 100 * e.trainable_params / P) +
                         " of the model); the frozen base needs no gradients or optimizer state.");
-    if (!trains(job) && e.layout.gpus > 1)
+    if (!trains(job) && e.layout.gpus > 1 && llama_cpp_like(job))
+        notes.push_back(e.serving.split.empty() ? "llama.cpp over " + count(e.layout.gpus) + " GPUs."
+                                                : e.serving.split + "; the breakdown is the fullest GPU's, which decides the fit.");
+    else if (!trains(job) && e.layout.gpus > 1)
         notes.push_back("Inference over " + count(e.layout.gpus) + " GPUs: tensor parallel " + count(e.layout.tp) +
                         " × pipeline " + count(e.layout.pp) + (e.layout.dp > 1 ? " × " + count(e.layout.dp) + " replicas" : "") + ".");
     if (!trains(job) && job.zero > 0) notes.push_back("ZeRO applies to training only; ignored for inference.");

@@ -63,19 +63,33 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     // Serving: the engine's verdict on the chosen GPU, its pool and what stays in system RAM.
     if (job.mode == Mode::Inference && !e.serving.verdict.empty())
         out += std::string("\n") + engine_name(job.engine) + ": " + e.serving.verdict + "\n";
+    if (job.mode == Mode::Inference && !e.serving.engine_version.empty()) out += e.serving.engine_version + "\n";
+    if (job.mode == Mode::Inference && !e.serving.devices.empty()) {
+        // Each GPU's share of a llama.cpp / Ollama split (the breakdown above is the fullest's).
+        out += e.serving.split + "\n";
+        out += "  GPU   layers   weights GB   KV GB   compute GB   total GB\n";
+        for (size_t i = 0; i < e.serving.devices.size(); ++i) {
+            const DeviceShare& d = e.serving.devices[i];
+            out += printf_string("  %-5zu %4lld%-4s %10.2f %7.2f %12.2f %10.2f\n", i, static_cast<long long>(d.layers),
+                                 d.output ? "+out" : "", d.weights / B, d.kv / B, d.compute_buffer / B, d.total() / B);
+        }
+    }
     if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
         out += printf_string("System RAM: %.2f GB (", e.serving.cpu_bytes / B) + std::to_string(e.serving.gpu_layers) + "/" +
                std::to_string(e.serving.layers) + " layers on the GPU)\n";
     out += "\nGPU                        memory                 this setup  GPUs needed (";
     // fit_gpus (core/fit.cpp) keeps a chosen ZeRO stage and takes ZeRO-3 / FSDP when none is chosen.
-    out += job.mode == Mode::Inference ? "tensor + pipeline parallel"
+    out += job.mode == Mode::Inference ? (llama_cpp_like(job) ? std::string("llama.cpp -sm ") + split_mode_name(job.split_mode) + " split"
+                                                                : std::string("tensor + pipeline parallel"))
                                        : job.zero > 0 ? "ZeRO-" + std::to_string(job.zero) : "ZeRO-3 / FSDP";
     out += ")\n";
     for (const auto& f : e.fits) {
         out += printf_string("  %-26s", f.name) + printf_string(" %-22s", capacity_text(f.capacity_bytes).c_str()) +
                printf_string(" %-10s  ", f.fits_as_configured ? "fits" : "no");
         out += f.gpus_needed > 0 ? printf_string("%lld\n", static_cast<long long>(f.gpus_needed))
-                                 : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");
+               : job.mode == Mode::Inference
+                   ? std::string("does not fit at any count (what one GPU keeps does not shrink enough: lower batch/seq, or a smaller format)\n")
+                   : std::string("does not fit at any count (per-GPU activations too large: lower batch/seq or use checkpointing)\n");
     }
     return out;
 }

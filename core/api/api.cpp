@@ -10,6 +10,7 @@
 #include "hardware/gpus.hpp"
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
+#include "api/serving_json.hpp"
 #include "text/json_text.hpp"
 #include "text/guarded.hpp"
 #include "text/json_writer.hpp"
@@ -56,15 +57,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("gpus", job.gpus).field("tp", job.tp).field("pp", job.pp).field("cp", job.cp).field("zero", job.zero);
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
-    // Serving (core/serving.cpp): the engine and its fields, so presets in force show, and options() lists them.
-    w.field("engine", engine_name(job.engine)).field("gpu", job.gpu ? job.gpu->id : "").field("device_gib", job.device_gib);
-    w.field("gpu_memory_utilization", job.gpu_memory_utilization).field("mem_fraction_static", job.mem_fraction_static);
-    w.field("comm_buffers_gb", job.comm_buffers_gb).field("max_model_len", job.max_model_len);
-    w.field("max_num_batched_tokens", job.max_num_batched_tokens).field("max_num_seqs", job.max_num_seqs);
-    w.field("chunked_prefill", job.chunked_prefill).field("block_size", job.block_size).field("new_tokens", job.new_tokens);
-    w.field("n_ubatch", job.n_ubatch).field("n_gpu_layers", job.n_gpu_layers).field("experts_on_cpu", job.experts_on_cpu);
-    w.field("gguf_rules", gguf_rules_name(job.gguf_rules)).field("swa_full", job.swa_full).field("ep", job.ep);
-    w.field("dp_attention", job.dp_attention);
+    write_serving_job_fields(w, job);  // core/api/serving_json.cpp
     w.end_object();
 }
 
@@ -181,24 +174,6 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
 }
 
 namespace {
-
-// The engine's own figures: pool, blocks, concurrency, offload split, fit.
-void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
-    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-    w.begin_object().field("engine", engine_name(job.engine)).field("device_bytes", s.device);
-    w.field("budget_bytes", s.budget).field("kv_needed_bytes", s.kv_needed).field("kv_per_token_bytes", s.kv_per_token);
-    // A budget smaller than weights + activations leaves no pool: 0, and the shortfall said as such.
-    const double pool = std::max(0.0, s.kv_pool);
-    w.field("kv_per_request_bytes", s.kv_per_request).field("kv_pool_bytes", pool);
-    w.field("kv_pool_text", printf_text("%.2f GiB", pool / kGiB));
-    w.field("kv_pool_shortfall_bytes", std::max(0.0, -s.kv_pool));
-    w.field("pool_blocks", s.pool_blocks).field("pool_tokens", s.pool_tokens).field("max_concurrency", s.max_concurrency);
-    w.field("max_model_len", s.max_model_len).field("profile_tokens", s.profile_tokens);
-    w.field("gpu_layers", s.gpu_layers).field("layers", s.layers).field("cpu_bytes", s.cpu_bytes);
-    w.field("cpu_text", gb_text(s.cpu_bytes)).field("compute_buffer_bytes", s.compute_buffer);
-    w.field("weights_mix", s.weights_mix).field("window_policy", s.window_policy);
-    w.field("fits", s.fits).field("verdict", s.verdict).end_object();
-}
 
 void write_answer(JsonWriter& w, const Answer& a) {
     w.begin_object().field("ok", true).field("question", question_name(a.question)).field("found", a.found);
@@ -359,6 +334,8 @@ std::string options_json() {
     list("pp_stage", pp_stage_names());
     list("fp8", fp8_names());
     list("engines", engine_names());
+    list("split_modes", split_mode_names());
+    list("cache_implementations", cache_impl_names());
     list("questions", question_names());
     return w.end_object().str();
 }

@@ -15,11 +15,7 @@ const std::vector<EnginePreset> kEngines = {
      "vLLM",
      {
          {"gpu_memory_utilization", "0.9", "vllm/config.py CacheConfig.gpu_memory_utilization default 0.9"},
-         {"overhead_gb", "1.922", "vLLM PR #10511 log (H100, TP 1): non_torch_memory 1.79 GiB = 1.922 GB (CUDA context, cuBLAS workspaces)"},
-         {"comm_buffers_gb", "1.922", "vLLM PR #10511 log: non_torch_memory 3.58 GiB per GPU at TP 2 (+1.79 GiB NCCL / custom all-reduce)"},
          {"block_size", "16", "vllm/config.py CacheConfig.block_size default 16"},
-         {"max_num_seqs", "256", "vllm/config.py SchedulerConfig.max_num_seqs default 256 (profile run's sampler rows)"},
-         {"chunked_prefill", "true", "vLLM V1 always schedules with chunked prefill (vllm/v1/core/sched/scheduler.py)"},
          {"attention", "\"flash\"", "vllm/attention/backends flash-attn: no s² scores"},
          {"fragmentation", "0", "the KV pool is sized from what the profile measured: no further slack"},
      }},
@@ -27,7 +23,10 @@ const std::vector<EnginePreset> kEngines = {
      "SGLang",
      {
          {"mem_fraction_static", "0", "sglang/srt/server_args.py ServerArgs.__post_init__: 0.88 (TP 1), 0.87 (TP 2), 0.85 (TP 4), 0.81 (TP 8), 0.79 (TP 16)"},
-         {"max_num_batched_tokens", "8192", "sglang server_args.py chunked_prefill_size 8192 (2048 on GPUs under 25 GB)"},
+         {"max_num_batched_tokens", "0", "sglang server_args.py (v0.5.2) chunked_prefill_size by GPU memory: 2048 under 35 GiB, 8192 under 160 GiB, else 16384"},
+         {"comm_buffers_gb", "1.954",
+          "NCCL's NVLink SHARP buffers, created when model_runner.py init_torch_distributed starts NCCL and before it measures "
+          "the memory mem_fraction_static takes a share of: 1.82 GiB per GPU at TP >= 2 on H100 (vLLM's llm-d v0.19 logs)"},
          {"attention", "\"flash\"", "sglang flashinfer / fa3 backends: no s² scores"},
          {"fragmentation", "0", "the pool is sized from free memory after loading"},
      }},

@@ -9,6 +9,8 @@
 #include "text/json_text.hpp"
 #include "job/choices.hpp"
 #include "job/engine_presets.hpp"
+#include "job/job_serving.hpp"
+#include "job/vllm_versions.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
 #include "model/heads.hpp"
@@ -47,62 +49,10 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
                                          {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo}};
 
-const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
-                                   {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},
-                                   {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama}};
-const Choice<GgufRules> kGgufRules[] = {{"current", GgufRules::Current}, {"2023-12", GgufRules::Dec2023}};
-
 const NumberFormat* float_format(const json& v, const std::string& field) {
     const NumberFormat& f = find_format(text_field(v, field), field);
     if (!f.trainable) throw InputError(field, "must be fp32, fp16 or bf16, got '" + std::string(f.name) + "'");
     return &f;
-}
-
-const NumberFormat* kv_format(const json& v, const std::string& field) {
-    const std::string name = text_field(v, field);
-    if (name == "auto") return nullptr;
-    const NumberFormat& f = find_format(name, field);
-    if (!is_kv_format(f)) {
-        std::string names;
-        for (const char* n : kv_format_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-        throw InputError(field, "must be one of " + names + ", got '" + name + "'");
-    }
-    return &f;
-}
-
-const Gpu* gpu_field(const json& v, const std::string& field) {
-    const std::string id = text_field(v, field);
-    std::string names;
-    for (const Gpu& g : gpu_catalog()) {
-        if (id == g.id) return &g;
-        names += (names.empty() ? "" : ", ") + std::string(g.id);
-    }
-    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose one of " + names);
-}
-
-// Serving fields (core/serving.cpp). Returns false for an unknown key.
-bool read_serving_field(Job& job, const std::string& key, const json& v, const std::string& field) {
-    if (key == "engine") job.engine = read_choice(v, field, kEngines);
-    else if (key == "gpu") job.gpu = gpu_field(v, field);
-    else if (key == "device_gib") job.device_gib = number_field(v, field, 0, 100'000);
-    else if (key == "gpu_memory_utilization") job.gpu_memory_utilization = number_field(v, field, 0.01, 1);
-    else if (key == "mem_fraction_static") job.mem_fraction_static = number_field(v, field, 0, 1);
-    else if (key == "comm_buffers_gb") job.comm_buffers_gb = number_field(v, field, 0, 1000);
-    else if (key == "max_model_len") job.max_model_len = whole_field(v, field, 0, 100'000'000);
-    else if (key == "max_num_batched_tokens") job.max_num_batched_tokens = whole_field(v, field, 0, 100'000'000);
-    else if (key == "max_num_seqs") job.max_num_seqs = whole_field(v, field, 1, 1'000'000);
-    else if (key == "chunked_prefill") job.chunked_prefill = bool_field(v, field);
-    else if (key == "block_size") job.block_size = whole_field(v, field, 1, 1'000'000);
-    else if (key == "new_tokens") job.new_tokens = whole_field(v, field, 0, 100'000'000);
-    else if (key == "n_ubatch") job.n_ubatch = whole_field(v, field, 1, 1'000'000);
-    else if (key == "n_gpu_layers") job.n_gpu_layers = whole_field(v, field, -1, 100'000);
-    else if (key == "experts_on_cpu") job.experts_on_cpu = bool_field(v, field);
-    else if (key == "gguf_rules") job.gguf_rules = read_choice(v, field, kGgufRules);
-    else if (key == "swa_full") job.swa_full = bool_field(v, field);
-    else if (key == "ep") job.ep = whole_field(v, field, 1, 100'000);
-    else if (key == "dp_attention") job.dp_attention = bool_field(v, field);
-    else return false;
-    return true;
 }
 
 // lora_targets: a scope keyword, or module names separated by commas (each once;
@@ -202,11 +152,39 @@ const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, encoder_seq, head, num_labels, checkpointing, activation_offload, attention, "
     "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
-    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, engine, gpu, "
-    "device_gib, gpu_memory_utilization, mem_fraction_static, comm_buffers_gb, max_model_len, max_num_batched_tokens, "
-    "max_num_seqs, chunked_prefill, block_size, new_tokens, n_ubatch, n_gpu_layers, experts_on_cpu, gguf_rules, "
-    "swa_full, ep, dp_attention, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
+    "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
     "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, shard_degree, capacity_factor";
+
+// The entry of vllm_version (core/job/vllm_versions.cpp) for the engine it runs: its fields
+// where the user gives none, each named in the assumptions.
+void apply_vllm_version(const json& j, Job& job) {
+    const auto given = j.find("vllm_version");
+    if (given != j.end() && given->is_number())
+        throw InputError("job.vllm_version", "must be text such as \"0.19.0\" (as a number 0.10 would read 0.1), got " +
+                                                 describe_value(*given));
+    const std::string asked = given != j.end() ? text_field(*given, "job.vllm_version") : "newest";
+    std::string resolved;
+    const VllmVersionPreset& v = vllm_preset_for(asked, "job.vllm_version", resolved);
+    VllmEngine engine = v.engine;
+    if (auto it = j.find("vllm_engine"); it != j.end()) {
+        read_field(job, "vllm_engine", *it);
+        engine = job.vllm_engine;
+    }
+    if (engine == VllmEngine::V0 && !v.has_v0)
+        throw InputError("job.vllm_engine", std::string("V0 was removed before ") + v.label + " (#24907); choose v1");
+    if (engine == VllmEngine::V1 && !v.has_v1)
+        throw InputError("job.vllm_engine", std::string("V1 arrived in vLLM 0.7 (VLLM_USE_V1=1); ") + v.label + " runs v0");
+    job.vllm_version = resolved;
+    job.vllm_accounting = v.label;
+    job.assumptions.push_back("vLLM " + resolved + ": the accounting of " + v.label + ", " + vllm_engine_name(engine) + " engine" +
+                              (given == j.end() ? " (the newest; set vllm_version for another)" : ""));
+    for (const auto* fields : {&v.fields, engine == VllmEngine::V1 ? &v.v1 : &v.v0})
+        for (const PresetField& f : *fields) {
+            if (j.contains(f.key)) continue;
+            read_field(job, f.key, json::parse(f.value));
+            job.assumptions.push_back(std::string(v.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        }
+}
 
 }  // namespace
 
@@ -219,9 +197,6 @@ const char* precision_name(Precision v) { return name_of(kPrecision, v); }
 const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl, v); }
 const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
 const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
-const char* engine_name(Engine v) { return name_of(kEngines, v); }
-const char* gguf_rules_name(GgufRules v) { return name_of(kGgufRules, v); }
-std::vector<const char*> engine_names() { return names_of(kEngines); }
 bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || job.engine == Engine::Ollama; }
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
@@ -272,7 +247,7 @@ Job parse_job(const json& j) {
     }
     // The engine's preset likewise (it may override a framework value, the user overrides both).
     if (auto it = j.find("engine"); it != j.end()) {
-        job.engine = read_choice(*it, "job.engine", kEngines);
+        job.engine = engine_field(*it, "job.engine");
         const EnginePreset& preset = engine_preset(job.engine);
         for (const PresetField& f : preset.fields) {
             if (j.contains(f.key)) continue;
@@ -280,11 +255,21 @@ Job parse_job(const json& j) {
             job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
     }
+    // vLLM's version (the newest unless given) selects its accounting: that entry's fields next.
+    if (job.engine == Engine::Vllm) apply_vllm_version(j, job);
+    else
+        for (const char* key : {"vllm_version", "vllm_engine"})
+            if (j.contains(key)) throw InputError(std::string("job.") + key, "applies to engine vllm");
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
-            throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields));
+            throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
+                                                    serving_field_names());
     // The loss is compiled with the model unless the job or its preset says otherwise.
     if (!given("compile_loss")) job.compile_loss = job.compile;
+    job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");
+    if (!job.tensor_split.empty() && static_cast<int64_t>(job.tensor_split.size()) != job.gpus)
+        throw InputError("job.tensor_split", "gives " + std::to_string(job.tensor_split.size()) + " shares for " +
+                                                 std::to_string(job.gpus) + " GPUs (gpus); give one per GPU");
     if (job.mode == Mode::Train && !job.dtype->trainable)
         throw InputError("job.dtype", "full training needs fp32, fp16 or bf16 weights, got '" + std::string(job.dtype->name) +
                                           "' (fine-tune a quantized base with mode qlora)");

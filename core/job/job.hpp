@@ -84,6 +84,24 @@ enum class GgufRules {
 // Which linear layers get LoRA adapters: "all-linear" (QLoRA paper setting),
 // "attention", "mlp", or a comma-separated list of module names.
 enum class LoraScope { AllLinear, Attention, Mlp, Named };
+// --- Serving engines by version, multi-GPU splits and caches (issue 22) ---
+// llama.cpp -sm (common/arg.cpp --split-mode): whole layers per GPU, matrices split
+// by rows, or everything on -mg.
+enum class SplitMode { Layer, Row, None };
+// vLLM's engine: V0 (worker/worker.py) or V1 (v1/worker/gpu_worker.py, default from 0.8).
+enum class VllmEngine { V0, V1 };
+// vLLM CUDA graphs (config/compilation.py CUDAGraphMode): none (enforce_eager), V0's
+// whole-model decode graphs, V1's piecewise graphs, or piecewise + full decode graphs (0.11+).
+enum class CudaGraphMode { None, Full, Piecewise, FullAndPiecewise };
+// Which batch sizes vLLM captures (see core/job/vllm_versions.cpp).
+enum class CaptureSizes {
+    V0,         // [1, 2, 4] + 8·i up to max_num_seqs (worker/model_runner.py _BATCH_SIZES_TO_CAPTURE)
+    V1Fixed,    // [1, 2, 4] + 8·i up to 512 whatever max_num_seqs (0.7 – 0.9.1)
+    V1Twice,    // [1, 2, 4] + 8·i up to min(2 · max_num_seqs, 512) (config _set_cudagraph_sizes, 0.10+)
+    V1Twice16,  // the same, in steps of 16 past 256 (51 sizes to 512, as v0.19 logs them)
+};
+// transformers generate cache_implementation (cache_utils.py).
+enum class CacheImpl { Dynamic, Static, Offloaded, OffloadedStatic, Quantized };
 // How the data-parallel ranks shard and move the model states (memory/parallel.cpp
 // reads each one's buffers; presets in job/presets.cpp choose one per framework).
 enum class ShardingImpl {
@@ -189,8 +207,8 @@ struct Job {
     double comm_buffers_gb = 0;          // extra non-torch memory per GPU when TP > 1 (NCCL / custom all-reduce)
     int64_t max_model_len = 0;           // vLLM/SGLang context limit; 0 = seq
     int64_t max_num_batched_tokens = 0;  // tokens in the profile run; 0 = the engine's default
-    int64_t max_num_seqs = 256;          // sequences in the profile run's sampler (vLLM default 256)
-    bool chunked_prefill = true;         // vLLM V1 always; V0 optional
+    int64_t max_num_seqs = 0;            // vLLM sequences per step (the profile run's sampler rows); 0 = the version's default
+    bool chunked_prefill = true;         // vLLM: V1 always; V0 optional (see v0_auto_chunked_above)
     int64_t block_size = 16;             // vLLM KV block (tokens)
     int64_t new_tokens = 0;              // HF generate: tokens generated after a prompt of seq − new_tokens
     int64_t n_ubatch = 512;              // llama.cpp physical batch (compute buffer)
@@ -200,6 +218,55 @@ struct Job {
     bool swa_full = false;               // allocate sliding-window layers at full length (llama.cpp --swa-full)
     int64_t ep = 1;                      // expert parallel degree (routed experts split over ep GPUs)
     bool dp_attention = false;           // attention data-parallel over the ep GPUs, experts sharded (DeepSeek-V3 style)
+
+    // --- Serving engines by version, multi-GPU splits and caches (issue 22; read in
+    //     core/job/job_serving.cpp, engine defaults in core/job/engine_presets.cpp, vLLM's by
+    //     version in core/job/vllm_versions.cpp, used by core/serving/) ---
+    // llama.cpp / Ollama across GPUs (gpus = devices in the split)
+    SplitMode split_mode = SplitMode::Layer;  // -sm
+    std::vector<double> tensor_split;         // -ts: share of each GPU; empty = by each GPU's free memory
+    int64_t main_gpu = 0;                     // -mg: the GPU of -sm none
+    bool ollama_spread = false;               // OLLAMA_SCHED_SPREAD: spread over every GPU even when one holds the model
+    // vLLM by version: the preset the version selects sets the fields below (and max_num_seqs,
+    // chunked_prefill, overhead_gb, comm_buffers_gb); the user's own fields override it.
+    std::string vllm_version;                 // as resolved: "0.19.0", or "newest (0.21+)"
+    const char* vllm_accounting = "";         // the preset's label, for the output
+    VllmEngine vllm_engine = VllmEngine::V1;
+    bool vllm_context_in_budget = false;      // <= 0.3.0: the CUDA context and other processes count against the budget
+    bool vllm_offline = false;                // LLM(...) rather than vllm serve (V1 max_num_batched_tokens defaults)
+    int64_t v0_auto_chunked_above = 0;        // V0 turns chunked prefill on past this max_model_len (0 = never)
+    bool chunked_prefill_given = false;       // the user set chunked_prefill (then no automatic choice)
+    int64_t seqs_default = 256, seqs_default_large = 256;      // max_num_seqs when 0: below / from large_gpu_gib
+    int64_t tokens_default = 2048, tokens_default_large = 8192;// V1 max_num_batched_tokens (server) when 0
+    int64_t tokens_offline = 8192, tokens_offline_large = 16384;  // V1 LLM class
+    int64_t tokens_chunked_v0 = 2048;         // V0 with chunked prefill
+    double large_gpu_gib = 70;                // vLLM's "large GPU" threshold for those defaults (0 = none)
+    bool a100_small = false;                  // A100s take the small defaults (0.9+)
+    bool gpu_is_a100 = false;                 // resolved from `gpu` when it is read
+    bool sampler_in_profile = true;           // the profile run samples (V0; V1 from 0.8)
+    double sampler_extra_bytes = 36;          // per logit beyond the logits in the model dtype
+    double sampler_fixed_mib = 0;             // workspace the sampler keeps (0.17+: Triton top-k/top-p buffers)
+    bool moe_workspace_kept = false;          // fused-MoE workspaces stay allocated after the forward (shared buffers)
+    double pp_overhead_gb = 0;                // non-torch memory of a pipeline stage that does not sample
+    bool enforce_eager = false;               // no CUDA graphs
+    CudaGraphMode cudagraph_mode = CudaGraphMode::FullAndPiecewise;
+    CaptureSizes capture_sizes = CaptureSizes::V1Twice;
+    int64_t max_cudagraph_capture_size = 0;   // 0 = the version's rule
+    bool cudagraph_in_budget = false;         // the estimated graph memory is taken from the KV budget (0.21+)
+    double graph_mib = 3.5;                   // device memory per captured graph (see core/serving/vllm_graphs.cpp)
+    bool enable_prefix_caching = true;        // V1 default; reuses blocks of the same pool
+    int64_t limit_mm_per_prompt = 999;        // images per prompt the profile run may use (V0 1, V1 999)
+    bool skip_mm_profiling = false;           // profile without dummy images
+    // SGLang
+    double swa_full_tokens_ratio = 0.8;       // sliding-window layers' tokens over full layers' (server_args.py)
+    bool disable_hybrid_swa_memory = false;   // one pool at full length for every layer
+    int64_t cuda_graph_max_bs = 0;            // 0 = by GPU memory (server_args.py); graphs outside the static fraction
+    bool disable_cuda_graph = false;
+    // transformers generate caches
+    CacheImpl cache_implementation = CacheImpl::Dynamic;
+    int64_t cache_nbits = 4;                  // QuantizedCache nbits
+    int64_t cache_residual_length = 128;      // QuantizedCache residual_length (tokens kept in full precision)
+    int64_t cache_q_group_size = 64;          // QuantizedCache q_group_size
 };
 
 // Reads a job from JSON; absent fields keep their defaults, or the preset's
@@ -226,6 +293,12 @@ const char* memory_kind_name(MemoryKind k);
 const char* framework_name(Framework f);
 const char* engine_name(Engine e);
 const char* gguf_rules_name(GgufRules r);
+const char* split_mode_name(SplitMode m);
+const char* vllm_engine_name(VllmEngine e);
+const char* cudagraph_mode_name(CudaGraphMode m);
+const char* cache_impl_name(CacheImpl c);
+std::vector<const char*> split_mode_names();
+std::vector<const char*> cache_impl_names();
 std::vector<const char*> engine_names();
 bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
 // The names parse_job accepts, for option lists and error messages.

@@ -20,7 +20,19 @@ int64_t inference_tp(const ModelConfig& c, int64_t n) {
     return 1;
 }
 
+// llama.cpp and Ollama split over `gpus` their own way (serving/llama_cpp.cpp): whole layers per
+// GPU (-sm layer, llama.cpp's "pipeline parallelism": a stage per GPU), each layer's matrix rows
+// over every GPU (-sm row, tensor-parallel-like; no head divisibility), or one GPU (-sm none).
+bool llama_cpp_layout(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp) {
+    tp = pp = 1;
+    if (job.split_mode == SplitMode::None) return n == 1;
+    if (job.split_mode == SplitMode::Row) return tp = n, true;
+    pp = n;
+    return c.layers <= 0 || n <= c.layers;
+}
+
 bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp) {
+    if (llama_cpp_like(job)) return llama_cpp_layout(c, job, n, tp, pp);
     if (job.tp > 0 && job.pp > 0) tp = job.tp, pp = job.pp;
     else if (job.tp > 0) tp = job.tp, pp = n / job.tp;
     else if (job.pp > 0) pp = job.pp, tp = n / job.pp;
@@ -38,6 +50,18 @@ bool training_layout_for(const Job& job, int64_t n, int& zero) {
 Layout resolve_layout(const ModelConfig& c, const Job& job) {
     Layout l;
     l.gpus = job.gpus;
+    if (!trains(job) && llama_cpp_like(job)) {
+        const bool ok = !llama_cpp_layout(c, job, job.gpus, l.tp, l.pp) ||
+                        ((job.tp <= 1 || job.tp == l.tp) && (job.pp <= 1 || job.pp == l.pp));
+        if (!ok)
+            throw InputError(job.tp > 1 ? "job.tp" : "job.pp", "llama.cpp and Ollama split over gpus by split_mode (layer: "
+                                                                "pp = gpus, row: tp = gpus), not by other tp and pp");
+        if (!llama_cpp_layout(c, job, job.gpus, l.tp, l.pp))
+            throw InputError("job.gpus", job.split_mode == SplitMode::None
+                                             ? "split_mode none keeps the model on one GPU (main_gpu); set split_mode layer or row for " + count(job.gpus)
+                                             : "more GPUs (" + count(job.gpus) + ") than layers (" + count(c.layers) + ") for split_mode layer");
+        return l;
+    }
     l.pp = job.pp > 0 ? job.pp : 1;
     l.cp = trains(job) ? job.cp : 1;
     if (job.tp > 0) l.tp = job.tp;

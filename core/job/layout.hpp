@@ -25,6 +25,10 @@ int64_t inference_tp(const ModelConfig& c, int64_t n);
 // does not divide n or the heads, more stages than layers).
 bool inference_layout_for(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp);
 
+// llama.cpp / Ollama on n GPUs: -sm layer a stage per GPU (pp = n), -sm row matrices split over
+// them (tp = n), -sm none one GPU only. False when n has no such split.
+bool llama_cpp_layout(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp);
+
 // Training on n GPUs as the GPU table and the fewest-GPUs answer count it: the
 // job's TP × PP × CP, data parallel over the rest, the job's ZeRO stage, else
 // ZeRO-3 / FSDP where a data- or context-parallel group exists to shard over (on

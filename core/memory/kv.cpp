@@ -70,7 +70,9 @@ KvCost kv_cost(const Plan& p, const Layout& l, double layer_share) {
 // - vLLM V1 (vllm/v1/kv_cache_interface.py SlidingWindowSpec.max_memory_usage_bytes):
 //   cdiv(window − 1 + max_num_batched_tokens, block_size) + 1 blocks per request.
 // - transformers (cache_utils.py DynamicSlidingWindowLayer): the last window tokens.
-// - SGLang: modelled at full length (its separate SWA pool, swa_full_tokens_ratio, is not).
+// - SGLang (mem_cache/swa_memory_pool.py, v0.5.2+): the window per request in a pool of its own
+//   (serving/sglang.cpp sizes it by swa_full_tokens_ratio); full length with
+//   --disable-hybrid-swa-memory.
 double kept_window_tokens(const Plan& p, int64_t window, int64_t seq, int64_t batch) {
     const Job& job = p.job;
     const double full = static_cast<double>(seq) * static_cast<double>(batch);
@@ -86,7 +88,7 @@ double kept_window_tokens(const Plan& p, int64_t window, int64_t seq, int64_t ba
             return static_cast<double>(std::min(seq, blocks * job.block_size)) * static_cast<double>(batch);
         }
         case Engine::Sglang:
-            return full;
+            return job.disable_hybrid_swa_memory ? full : static_cast<double>(std::min(seq, w)) * static_cast<double>(batch);
         default:
             return static_cast<double>(std::min(seq, w)) * static_cast<double>(batch);
     }
@@ -113,7 +115,9 @@ std::string window_policy_text(const Plan& p) {
         case Engine::LlamaCpp:
         case Engine::Ollama: return what + "; llama.cpp keeps window × sequences + n_ubatch cells for them (iSWA cache)";
         case Engine::Vllm: return what + "; vLLM V1 keeps window + max_num_batched_tokens tokens per request for them";
-        case Engine::Sglang: return what + "; SGLang modelled at full length for them (SWA pool ratio not modelled)";
+        case Engine::Sglang:
+            return what + (p.job.disable_hybrid_swa_memory ? "; SGLang keeps them at full length (disable_hybrid_swa_memory)"
+                                                           : "; SGLang keeps their window in a pool of its own (swa_full_tokens_ratio)");
         default: return what + "; only the window is kept for them";
     }
 }
