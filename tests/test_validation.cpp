@@ -76,3 +76,7 @@ TEST_CASE("published memory figures") { run_table("published.json", 20); }
 // Figures measured on real runs (../shared/calibration/measured.json, written as jobs by
 // scripts/make_measured.py): every training total within 15 %.
 TEST_CASE("measured training runs") { run_table("measured.json", 40); }
+
+// Figures measured on our own H200 by scripts/measure_gpu.py (tests/validation/gpu_runs/, written
+// as jobs by scripts/make_gpu_rows.py): peak allocated and reserved within 15 %, weights within 1 %.
+TEST_CASE("measured on our GPU") { run_table("gpu_measured.json", 45); }
