@@ -34,7 +34,7 @@ VALIDATION = os.path.join(ROOT, "tests", "validation")
 VALIDATION_DOC = os.path.join(ROOT, "docs", "validation.md")
 
 # The unit-test cases that run every row of tests/validation/*.json and print its error.
-VALIDATION_CASES = "published memory figures,measured training runs,engine accounting*,published throughput"
+VALIDATION_CASES = "published memory figures,measured training runs,measured on our GPU,engine accounting*,published throughput"
 
 # README's accuracy summary: label (the row's first cell), the validation file, and which of its rows (by id).
 # Every row of every file belongs to exactly one group or to the bounds (compare at_most / at_least, kind bound).
@@ -46,6 +46,7 @@ GROUPS = [
     ("Lightning + DeepSpeed", "measured.json", r"^PL-"),
     ("LitGPT", "measured.json", r"^LITGPT-"),
     ("Hugging Face Trainer", "measured.json", r"^(HF-DOCS-|SMALL-HF-)"),
+    ("Our H200 runs", "gpu_measured.json", r"^H200-"),
     ("vLLM weights", "serving.json", r"^(INF-VLLM-|VLLM-.*-WEIGHTS$)"),
     ("vLLM profile peak", "serving.json", r"^(ACT-VLLM-|H2-VLLMGFX-|VLLM-.*-ACTIVATIONS(-STAGE0|-RANK1)?$)"),
     ("vLLM non-torch memory", "serving.json", r"^VLLM-.*-NON_TORCH$"),
