@@ -21,11 +21,12 @@ expect() {  # expect NAME EXIT_CODE PATTERN -- args...
 expect "default model table" 0 "Weights +16\.06 +8\.03 B params × 2 bytes \(BF16\)" --
 expect "training seed example" 0 "this job needs 9\.6 x that" -- --mode train
 expect "training peak phase" 0 "Loss backward +146\.10   <- peak" -- --mode train
-expect "fit table" 0 "RTX 4090 24GB +23\.64 GiB \(25\.38 GB\) +fits +1$" --
+expect "fit table" 0 "RTX 4090 24GB +25\.38 GB +fits +1$" --
 # The table counts GPUs with the chosen ZeRO stage (core/fit.cpp), and its header says which.
 expect "fit table, chosen ZeRO stage" 0 "GPUs needed \(ZeRO-2\)$" -- --mode train --zero 2
 # Usable memory as PyTorch reports it (an H100 80GB: 79.11 GiB), not the box's 80.
-expect "usable capacity" 0 "H100 80GB +79\.11 GiB \(84\.94 GB\)" --
+expect "usable capacity" 0 "H100 80GB +84\.94 GB" --
+expect "usable capacity in GiB" 0 "H100 80GB +79\.11 GiB" -- --units gib
 expect "json output" 0 '"total_bytes": 18868203673\.6' -- --json
 expect "config file" 0 "Parameters: 46\.70 B total, 12\.88 B active" -- --config "$fixtures/mixtral-8x7b.config.json"
 expect "explicit params" 0 "Parameters: 7\.00 B total" -- --params 7e9 --config "$fixtures/llama-3-8b.config.json"
