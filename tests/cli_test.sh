@@ -98,6 +98,18 @@ expect "deep models.json" 2 "^vramcalc: error: models\.json: nested deeper than 
 expect "duplicate key" 2 "^vramcalc: error: job\.mode: given twice in one object$" -- --job "$tmp/dup.json"
 expect "params with array config" 2 "^vramcalc: error: config: must be a JSON object" -- --params 7e9 --config "$tmp/array.json"
 expect "models.json wrong type" 2 "^vramcalc: error: models\[0\]\.hf_id: must be a string, got 5$" -- --models "$tmp/models-bad.json" --model a
+# Issue 23: the answer leads with the verdict for the user's GPU, or the headline when none is given.
+expect "verdict leads" 0 "^✓ fits your RTX 4090 24GB: 15\.39 GB of 25\.38 GB \(61 %\), 10\.00 GB free$" -- --model llama-3.1-8b --mode qlora --gpu rtx4090 --engine custom
+expect "headline leads" 0 "^708\.9[0-9] GB in all → |^709\.[0-9]+ GB in all → " -- --model deepseek-v3
+expect "device-gb" 0 "^✓ fits your GPU of 24 GB: " -- --device-gb 24
+expect "units gib" 0 "^  Total +17\.57$" -- --units gib
+expect "classic count" 0 "^  fp32 master weights +32\.12$" -- --mode train
+expect "hub id as --model" 0 "^vramcalc: Llama 3\.1 8B" -- --model meta-llama/Llama-3.1-8B-Instruct
+expect "did you mean" 2 "unknown model 'llama-5'; did you mean " -- --model llama-5
+expect "search" 0 '"id": "qwen2\.5-7b"' -- --search "qwen 2.5 7b"
+expect "ladder" 0 '"status": "partial"' -- --model llama-3-70b --gpu rtx4090 --ladder
+expect "bake" 0 '^\{"ok":true,"model":"llama-3-8b","job":\{\},"estimate":\{"ok":true,.*"counterpart":\{"ok":true' -- --bake
+expect "intents" 0 '"id": "run_locally"' -- --intents
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]
