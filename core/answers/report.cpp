@@ -47,7 +47,7 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += printf_string(", %lld GPU(s) (DP %lld x TP %lld x PP %lld, ZeRO %d)\n\n", static_cast<long long>(e.layout.gpus),
                          static_cast<long long>(e.layout.dp), static_cast<long long>(e.layout.tp),
                          static_cast<long long>(e.layout.pp), e.layout.zero);
-    out += printf_string("Per GPU              %3s   how\n", U.c_str());
+    out += printf_string(e.layout.gpus > 1 ? "Per GPU              %3s   how\n" : "On one GPU           %3s   how\n", U.c_str());
     for (int t = 0; t < kTermCount; ++t)
         out += printf_string("  %-16s %9.2f   %s\n", term_label(t), e.breakdown.bytes[t] / B, e.breakdown.why[t].c_str());
     out += printf_string("  %-16s %9.2f\n", "Total", e.breakdown.total() / B);

@@ -188,6 +188,8 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     }
     w.end_array();
     w.field("total_bytes", total).field("total_text", gb_text(total));
+    // What the total is of, in words that are true: one GPU's whole job, or each of several GPUs.
+    w.field("total_scope_text", e.layout.gpus > 1 ? "per GPU, on each of " + std::to_string(e.layout.gpus) + " GPUs" : "on one GPU");
     w.field("total_all_gpus_bytes", all_gpus).field("total_all_gpus_text", gb_text(all_gpus));
     w.field("weights_reference_bytes", e.weights_reference_bytes);
     w.field("weights_reference_text", gb_text(e.weights_reference_bytes));

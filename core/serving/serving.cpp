@@ -52,8 +52,8 @@ void check_ep(const Plan& p, const Layout& l) {
 void fit_on_device(ServingInfo& s, double total) {
     if (s.device <= 0) return;
     s.fits = total <= s.device;
-    s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) + " per GPU" +
-                (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) : "");
+    s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) +
+                (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) + " GPUs" : " on the GPU");
 }
 
 }  // namespace
