@@ -59,6 +59,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     write_serving_job_fields(w, job);  // core/api/serving_json.cpp
+    w.field("units", unit_name(job.units)).field("recommend_from", gpu_pool_name(job.recommend_from));
     w.end_object();
 }
 
@@ -306,6 +307,8 @@ std::string options_json() {
     list("split_modes", split_mode_names());
     list("cache_implementations", cache_impl_names());
     list("questions", question_names());
+    list("units", unit_names());
+    list("recommend_from", gpu_pool_names());
     return w.end_object().str();
 }
 
