@@ -53,12 +53,24 @@ struct AtCount {
     double used = 0, capacity = 0;
     std::string layout;
 };
-AtCount at_count(const Plan& p, const Layout& chosen, const Gpu* gpu, double capacity, int64_t n) {
+// Engines that size themselves from the device (vLLM, SGLang, llama.cpp / Ollama's split) are
+// asked on that device; for the rest the per-GPU total at n GPUs does not depend on which GPU,
+// and `totals` keeps it per count (the recommendation tries many GPUs at few counts).
+AtCount at_count(const Plan& p, const Layout& chosen, const Gpu* gpu, double capacity, int64_t n,
+                 std::map<int64_t, double>* totals = nullptr) {
     AtCount a;
     Layout l;
     if (!fit_layout(p, chosen, n, l)) return a;
     a.laid_out = true;
     a.layout = layout_label(p.job, l);
+    if (!pooled(p.job) && !llama_cpp_like(p.job)) {
+        const auto it = totals ? totals->find(n) : decltype(totals->end()){};
+        a.used = totals && it != totals->end() ? it->second : run_step(p, l, false).breakdown.total();
+        if (totals) (*totals)[n] = a.used;
+        a.capacity = capacity;
+        a.fits = a.used <= capacity;
+        return a;
+    }
     const Step s = step_on_device(p, gpu, capacity, l);
     a.fits = holds(p, s, capacity);
     if (pooled(p.job)) {
@@ -115,6 +127,7 @@ Recommendation recommend(const Plan& p, const Estimate& e) {
         return a.n != b.n ? a.n < b.n : gpu_bytes(*a.gpu) < gpu_bytes(*b.gpu);
     });
     const Layout chosen = e.layout;
+    std::map<int64_t, double> totals;
     for (size_t i = 0; i < order.size(); ++i) {
         const Candidate& c = order[i];
         const double cap = gpu_bytes(*c.gpu);
@@ -123,7 +136,7 @@ Recommendation recommend(const Plan& p, const Estimate& e) {
             a = {true, true, pooled(job) ? e.serving.kv_needed : e.breakdown.total(), cap, layout_label(job, e.layout)};
             if (pooled(job)) a = at_count(p, chosen, c.gpu, cap, job.gpus);
         } else {
-            a = at_count(p, chosen, c.gpu, cap, c.n);
+            a = at_count(p, chosen, c.gpu, cap, c.n, &totals);
         }
         if (!a.fits) continue;
         const bool roomy = headroom(a.used, a.capacity) >= kTightHeadroom;
