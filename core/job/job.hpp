@@ -114,7 +114,10 @@ enum class ShardingImpl {
 enum class ReshardAfterForward {
     Always,      // FULL_SHARD / fully_shard(reshard_after_forward=True): gathered again in backward
     Never,       // SHARD_GRAD_OP / reshard_after_forward=False: kept from forward through backward
-    Torchtitan,  // torchtitan's default policy: blocks reshard except under PP; [norm, output] never
+    Torchtitan,  // torchtitan's default policy (>= 83e6941, Jul 2025): blocks reshard except under PP; [norm, output] never
+    // torchtitan before 83e6941 (9dec370 .. e7c0cae): every block but the last reshards (none under PP), and the
+    // root's own parameters (embedding, final norm, output) are one group FSDP2 never reshards after forward
+    TorchtitanRoot,
 };
 // Pipeline schedules: how many micro-batches' activations a stage holds at once.
 enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubbleV, DualPipeV };
@@ -159,6 +162,8 @@ struct Job {
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
     bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)
+    bool logits_fp32 = false;            // the model returns fp32 logits (torchtune output(h).float()); else the loss upcasts them
+    int64_t mtp_layers = 0;              // multi-token prediction layers on the last stage (Megatron --mtp-num-layers)
     ModelInit model_init = ModelInit::None;
     QloraMatmul qlora_matmul = QloraMatmul::Bitsandbytes;
     bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
