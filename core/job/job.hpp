@@ -248,6 +248,7 @@ struct Job {
     double large_gpu_gib = 70;                // vLLM's "large GPU" threshold for those defaults (0 = none)
     bool a100_small = false;                  // A100s take the small defaults (0.9+)
     bool gpu_is_a100 = false;                 // resolved from `gpu` when it is read
+    bool gpu_is_hopper = false;               // sm90 (H100, H200, H800, H20): FlashAttention 3, 32 MiB cuBLAS workspaces
     bool sampler_in_profile = true;           // the profile run samples (V0; V1 from 0.8)
     double sampler_extra_bytes = 36;          // per logit beyond the logits in the model dtype
     double sampler_fixed_mib = 0;             // workspace the sampler keeps (0.17+: Triton top-k/top-p buffers)
@@ -258,7 +259,9 @@ struct Job {
     CaptureSizes capture_sizes = CaptureSizes::V1Twice;
     int64_t max_cudagraph_capture_size = 0;   // 0 = the version's rule
     bool cudagraph_in_budget = false;         // the estimated graph memory is taken from the KV budget (0.21+)
-    double graph_mib = 3.5;                   // device memory per captured graph (see core/serving/vllm_graphs.cpp)
+    double graph_layer_kib = 192;             // driver memory per captured layer per graph (core/serving/vllm_graphs.cpp)
+    int64_t fa_max_splits = 0;                // FlashAttention 3's split-KV bound in FULL decode graphs (0 = no FULL FA3 graphs)
+    int64_t capture_max_gpt_oss = 0;          // the largest capture size the version sets for gpt-oss (0 = the rule's)
     bool enable_prefix_caching = true;        // V1 default; reuses blocks of the same pool
     int64_t limit_mm_per_prompt = 999;        // images per prompt the profile run may use (V0 1, V1 999)
     bool skip_mm_profiling = false;           // profile without dummy images
