@@ -167,16 +167,15 @@ export function initModel(catalog, changed, takeFile = () => false) {
   $('model-search').addEventListener('input', () => filterModels());
   $('config-text').addEventListener('input', pasted);
   $('config-file').addEventListener('change', () => { if ($('config-file').files[0]) loadFile($('config-file').files[0]); });
-  for (const target of [$('config-text'), document.body]) {
-    target.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
-    target.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
-    target.addEventListener('drop', (e) => {
-      e.preventDefault();
-      $('config-text').classList.remove('drop');
-      const file = e.dataTransfer.files[0];
-      if (file && !takeFile(file)) loadFile(file);  // a checkpoint dropped anywhere: its header
-    });
-  }
+  // A file dropped anywhere on the page (the text box's drops bubble here): one handler, one read.
+  document.body.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
+  document.body.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
+  document.body.addEventListener('drop', (e) => {
+    e.preventDefault();
+    $('config-text').classList.remove('drop');
+    const file = e.dataTransfer.files[0];
+    if (file && !takeFile(file)) loadFile(file);  // a checkpoint dropped anywhere: its header
+  });
   $('hub-fetch').addEventListener('click', () => fetchHub());
   $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); fetchHub(); } });
 }
