@@ -10,8 +10,8 @@
 //   error naming its field; a trap (stack overflow, out of bounds in wasm)
 //   answers "the calculator could not handle this input" and retires the worker.
 // - The wasm is compiled once, on this thread (WebAssembly.compileStreaming,
-//   off the main thread's critical path), and handed to each worker, so a
-//   replacement starts in milliseconds. The checkpoint attached last is handed
+//   off the main thread's critical path, while the first worker loads its
+//   scripts), and handed to each worker, so a replacement starts in milliseconds. The checkpoint attached last is handed
 //   over too.
 // - Same origin: new Worker(core-worker.js). Another origin (the widget on a
 //   blog): a worker script must come from the page's own origin, so a
@@ -33,7 +33,7 @@ export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });
 
 // Methods whose first argument is the config text (sent once while unchanged).
-const WITH_CONFIG = new Set(['estimate', 'sweep', 'matrix', 'solve', 'cluster', 'attachCheckpoint']);
+const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'sweep', 'matrix', 'solve', 'cluster', 'attachCheckpoint']);
 
 let policy;
 const trustedURLs = new Set();
@@ -119,7 +119,8 @@ export function coreClient(base) {
 
   function spawn() {
     sentConfig = null;
-    const starting = compiled.then((module) => new Promise((resolve, reject) => {
+    // The worker starts at once and loads its scripts while the wasm compiles; the module follows.
+    const starting = new Promise((resolve, reject) => {
       const script = workerScript(base);
       // A worker refused by the page's CSP fails with a bare error event: the violation says why.
       let refusedBy = null;
@@ -158,8 +159,12 @@ export function coreClient(base) {
           ? startError(new DOMException(`refused by ${refusedBy}`, 'SecurityError'), base, 'its worker was refused')
           : startError(new Error(e.message || 'the worker script did not load'), base, 'its worker did not load')), 50);
       };
-      w.postMessage({ type: 'init', base: base.href, module, kept });
-    }));
+      w.postMessage({ type: 'init', base: base.href, kept });
+      compiled.then((module) => w.postMessage({ type: 'module', module }), (e) => {
+        w.terminate();
+        fail(e);
+      });
+    });
     ready = starting;
     starting.then((i) => { info = i; pump(); }, (e) => {
       // No worker (the first start, or a restart offline without the files cached): the waiting calls answer why,

@@ -5,8 +5,8 @@
 //
 // A classic worker: vramcalc.js is Emscripten's classic script (importScripts),
 // and core-api.mjs, shared with the Node tests, arrives by dynamic import().
-// Messages in:  {type: 'init', base, module, kept}   base: the folder of these files;
-//                 module: the WebAssembly.Module the page compiled; kept: the attached checkpoint
+// Messages in:  {type: 'init', base, kept}   base: the folder of these files; kept: the attached checkpoint
+//               {type: 'module', module}   the WebAssembly.Module the page compiled (sent when ready)
 //               {type: 'call', id, method, args, config}   config: the config text, or
 //                 undefined for "the same as the last call's" (a 5 MB paste crosses once)
 // Messages out: {type: 'ready', info: {options, gpus, hardware}} | {type: 'failed', message}
@@ -28,9 +28,13 @@ const scriptURL = makeScriptURL();
 
 let api = null;
 let config = null;  // the config text of the last call
+let receiveModule;
+const compiled = new Promise((resolve) => { receiveModule = resolve; });
 
-async function init({ base, module, kept }) {
+async function init({ base, kept }) {
   importScripts(scriptURL(new URL('vramcalc.js', base).href));
+  const apiModule = import(new URL('core-api.mjs', base).href);
+  const module = await compiled;
   const core = await new Promise((resolve, reject) => {
     self.createVramcalc({
       locateFile: (file) => new URL(file, base).href,
@@ -42,12 +46,16 @@ async function init({ base, module, kept }) {
       onAbort: (what) => reject(new Error(String(what))),
     }).then(resolve, reject);
   });
-  const { coreApi } = await import(new URL('core-api.mjs', base).href);
+  const { coreApi } = await apiModule;
   api = coreApi(core, kept);
   return { options: JSON.parse(core.options()), gpus: JSON.parse(core.gpus()), hardware: JSON.parse(core.hardware()) };
 }
 
 self.onmessage = async ({ data }) => {
+  if (data.type === 'module') {
+    receiveModule(data.module);
+    return;
+  }
   if (data.type === 'init') {
     try {
       self.postMessage({ type: 'ready', info: await init(data) });

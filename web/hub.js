@@ -3,6 +3,7 @@
 // download is read through a byte counter and stops at the core's own limit
 // (docs/hostile-input.md), so a huge answer is never read whole.
 import { MAX_JSON_TEXT, tooLargeMessage } from './vramcalc-client.js';
+import { readAll } from './streams.js';
 
 // The Hub's rule for a repository id (huggingface_hub, utils/_validators.py,
 // validate_repo_id): letters, digits, '-', '_' and '.', starting and ending
@@ -36,25 +37,8 @@ export async function readCapped(response, cap, tooLarge) {
     throw tooLarge();
   }
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
-  const reader = response.body.getReader();
-  const chunks = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > cap) {
-      reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
+  const bytes = await readAll(response.body, cap);
+  if (bytes === null) throw tooLarge();
   return bytes;
 }
 

@@ -7,6 +7,7 @@
 // Older links carried the same fields in the query (?model=…&cfg=…); the page
 // still reads them and rewrites the address to this form. Used by the page,
 // the Embed snippet and the widget's "Open in vramcalc" link. No DOM here.
+import { readAll } from './streams.js';
 
 // The longest fragment a link may have. Chromium shows at most 32 KiB of a URL
 // in its address bar (content/common/content_constants.cc, kMaxURLDisplayChars =
@@ -31,30 +32,11 @@ export function base64urlToBytes(text) {
 
 // Runs bytes through a (De)CompressionStream; with `cap`, stops reading once
 // the output passes it and answers null (a hostile link cannot inflate to gigabytes).
-async function through(stream, bytes, cap = Infinity) {
+function through(stream, bytes, cap = Infinity) {
   const writer = stream.writable.getWriter();
   writer.write(bytes).catch(() => {});
   writer.close().catch(() => {});
-  const reader = stream.readable.getReader();
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > cap) {
-      reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return readAll(stream.readable, cap);
 }
 
 // The fragment (without '#') for a state.

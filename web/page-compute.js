@@ -10,7 +10,7 @@
 //   and the cluster planner follow, one per task, only for the latest input.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { estimate, sweep, matrix, solve, ticks, cluster as clusterPlan, counterpartJob, jobValue, modeTitle,
+import { estimate, estimatePair, sweep, matrix, solve, ticks, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf } from './state.js';
@@ -296,11 +296,11 @@ async function compute() {
   if (checkpointError) return fail(checkpointError, true);
   const job = readJob({ forCore: true });
   pending(true);
-  const result = await estimate(text, job, { signal });
-  if (mine !== serial || result.cancelled) return undefined;
+  const answer = await estimatePair(text, job, { signal });
+  if (mine !== serial || answer.cancelled) return undefined;
+  // A trap or a stop answers an error instead of the pair.
+  const { result, other } = answer.result ? answer : { result: answer, other: null };
   if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
-  const other = await estimate(text, counterpartJob(job, page.options, result.job), { signal });
-  if (mine !== serial || other.cancelled) return undefined;
   pending(false);
   clearFieldErrors();
   showEffective(result.job, result.weight_format);

@@ -4,8 +4,9 @@
 // conversion, the counterpart job, titles. No arithmetic here: every number
 // comes back from the core.
 import { coreClient, CANCELLED, trustedScriptURL } from './core-client.js';
+import { counterpartJob } from './core-api.mjs';
 
-export { CANCELLED, trustedScriptURL };
+export { CANCELLED, trustedScriptURL, counterpartJob };
 const base = new URL('./', import.meta.url);
 let client = null;
 const core = () => (client ??= coreClient(base));
@@ -76,6 +77,8 @@ export function jobValue(raw, defaultValue, presentMeansTrue = false) {
 // The core's answers. opts: { signal } (an AbortSignal: a call a newer input
 // made useless answers CANCELLED, which callers drop).
 export const estimate = (configText, job, opts) => core().call('estimate', [configText, job], opts);
+// The job's estimate and its counterpart's (counterpartJob) in one call: { result, other }.
+export const estimatePair = (configText, job, opts) => core().call('estimatePair', [configText, job], opts);
 export const sweep = (configText, job, axis, values, opts) => core().call('sweep', [configText, job, axis, values], opts);
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);
@@ -86,19 +89,6 @@ export const ticks = (maxBytes, opts) => core().call('ticks', [maxBytes], { ...o
 // (also in a worker that replaces a trapped one) until detached.
 export const attachCheckpoint = (configText, bytes) => core().call('attachCheckpoint', [configText, bytes], { field: 'checkpoint' });
 export const detachCheckpoint = () => core().detachCheckpoint();
-
-// The training/inference counterpart shown beside the chosen job: inference
-// pairs with full training, or with QLoRA when the weights are quantized.
-// `effective` is the job as the core read it (mode and dtype with presets and
-// defaults applied) when `job` holds only the fields the user set. A serving
-// engine stays with inference: the core refuses one for training.
-export function counterpartJob(job, options, effective = job) {
-  const mode = effective.mode ?? options.defaults.mode;
-  if (mode !== 'inference') return { ...job, mode: 'inference' };
-  const dtype = options.dtypes.find((d) => d.id === (effective.dtype ?? options.defaults.dtype));
-  const { engine, ...rest } = job;
-  return { ...rest, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
-}
 
 export const modeTitles = {
   inference: 'Inference',

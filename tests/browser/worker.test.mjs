@@ -18,7 +18,7 @@ const nativeTotal = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], 
 const slowWorker = `importScripts('core-worker.js?real');
 const real = self.onmessage;
 self.onmessage = (e) => {
-  const job = e.data.type === 'call' && e.data.method === 'estimate' ? e.data.args[0] : null;
+  const job = e.data.type === 'call' && e.data.method.startsWith('estimate') ? e.data.args[0] : null;
   const hold = { 7: 3000, 9: 12000 }[job && job.batch];
   if (hold) { const end = Date.now() + hold; while (Date.now() < end) {} }
   return real(e);
