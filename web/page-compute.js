@@ -281,9 +281,10 @@ async function compute() {
   const text = configText();
   // A checkpoint belongs to its config; a bad one keeps the last good figures, dimmed.
   const checkpointError = checkpointFor(text);
-  if (s.badLink) {
-    s.badLink = false;
-    return fail({ field: 'config', message: 'config: the link\'s cfg= value is not a valid encoded config.json' }, false);
+  if (s.linkError) {
+    const message = s.linkError;
+    s.linkError = null;
+    return fail({ field: 'config', message }, false);
   }
   if (text === null) return fail({ field: 'model', message: `model: unknown model '${s.modelId}'` }, false);
   if (text === '') {

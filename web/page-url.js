@@ -5,7 +5,7 @@
 // so beside Copy link, offering the config as a file.
 import { state, stateQuery, pastedConfigOf } from './state.js';
 import { encodeState, decodeState, MAX_FRAGMENT } from './link.js';
-import { MAX_JSON_TEXT } from './vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage } from './vramcalc-client.js';
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 
@@ -46,10 +46,14 @@ export function applyQuery(q) {
   s.hubText = '';
   resetHubStatus();
   const pasted = pastedConfigOf(q);
+  s.linkError = null;
   if (pasted !== null) {
     s.kind = 'paste';
-    s.pasted = pasted ?? '';
-    s.badLink = pasted === undefined;
+    // A config over the core's limit is refused here, before it reaches the text box or the core.
+    const tooLarge = pasted?.length > MAX_JSON_TEXT;
+    s.pasted = pasted === undefined || tooLarge ? '' : pasted;
+    if (pasted === undefined) s.linkError = 'config: the link\'s cfg= value is not a valid encoded config.json';
+    if (tooLarge) s.linkError = tooLargeMessage('config', 'the link\'s config');
   } else if (q.has('hf')) {
     s.kind = 'hub';
     s.hubId = q.get('hf');

@@ -100,6 +100,12 @@ test('a paste over the limit is refused at each keystroke without reaching the c
   });
   assert.equal(core[0], `config: larger than 8 MB ${LIMIT})`);
   assert.doesNotMatch(core[1], /larger than/);
+  // a link whose config inflates past the limit is refused the same way, before the text box or the core
+  const fragment = await page.evaluate(async () => (await import('./link.js'))
+    .encodeState(new URLSearchParams({ config: `{"x": "${'x'.repeat(9_000_000)}"}` })));
+  const link = await openCalculator(env.context, `${env.server.url}index.html#${fragment}`);
+  assert.equal(await text(link, '#error'), `config: the link's config is larger than 8 MB ${LIMIT})`);
+  assert.equal(await link.inputValue('#config-text'), '');
 });
 
 test('Hub ids: only namespace/name by the Hub\'s rules; a non-JSON answer is never kept; a huge answer stops at 8 MB', async () => {
