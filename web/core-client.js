@@ -128,8 +128,12 @@ export function coreClient(base) {
         if (e.blockedURI === script || (script.startsWith('blob:') && e.blockedURI.startsWith('blob'))) refusedBy = e.effectiveDirective;
       };
       globalThis.document?.addEventListener('securitypolicyviolation', violation);
-      const fail = (e) => {
+      const done = () => {
         globalThis.document?.removeEventListener('securitypolicyviolation', violation);
+        if (script.startsWith('blob:')) URL.revokeObjectURL(script);  // the worker has its script by then
+      };
+      const fail = (e) => {
+        done();
         reject(e);
       };
       let w;
@@ -141,7 +145,7 @@ export function coreClient(base) {
       }
       w.onmessage = ({ data }) => {
         if (data.type === 'ready') {
-          globalThis.document?.removeEventListener('securitypolicyviolation', violation);
+          done();
           worker = w;
           w.onmessage = ({ data: answer }) => answered(w, answer);
           w.onerror = (e) => { e.preventDefault(); crashed(w, e.message); };
