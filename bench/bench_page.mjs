@@ -118,7 +118,7 @@ await server.close();
 
 // ---------------------------------------------------------------- size
 const pageFiles = ['index.html', 'style.css', 'parts.css', 'app.js', 'state.js', 'embed.js', 'render.js', 'vramcalc-client.js',
-  'core-api.mjs', 'core-client.js', 'core-worker.js', 'link.js', 'hub.js', 'page-url.js', 'page-compute.js',
+  'core-api.mjs', 'core-client.js', 'core-worker.js', 'core-start.js', 'link.js', 'streams.js', 'hub.js', 'page-url.js', 'page-compute.js',
   'vramcalc.js', 'vramcalc.wasm', 'models.json', 'manifest.webmanifest', 'icons/icon.svg',
   ...readdirSync(path.join(web, 'panels')).map((f) => `panels/${f}`)].filter((f) => existsSync(path.join(web, f)));
 const sizeOf = (files) => files.reduce((acc, f) => {
@@ -127,7 +127,7 @@ const sizeOf = (files) => files.reduce((acc, f) => {
 }, { raw: 0, gzip: 0 });
 const whole = sizeOf(pageFiles);
 const widget = sizeOf(['widget.js', 'widget.css', 'parts.css', 'render.js', 'vramcalc-client.js', 'core-api.mjs', 'core-client.js', 'core-worker.js',
-  'link.js', 'vramcalc.js', 'vramcalc.wasm', 'models.json'].filter((f) => existsSync(path.join(web, f))));
+  'link.js', 'streams.js', 'vramcalc.js', 'vramcalc.wasm', 'models.json'].filter((f) => existsSync(path.join(web, f))));
 
 if (wasm) {
   console.log('256-point sweep (seq) in wasm, Llama 3 8B, one core call; best of 400 (median):');
