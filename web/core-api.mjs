@@ -3,12 +3,26 @@
 // and answers come back as bytes decoded natively.
 const decoder = new TextDecoder();
 
+// The training/inference counterpart shown beside the chosen job: inference
+// pairs with full training, or with QLoRA when the weights are quantized.
+// `effective` is the job as the core read it (mode and dtype with presets and
+// defaults applied) when `job` holds only the fields the user set. A serving
+// engine stays with inference: the core refuses one for training.
+export function counterpartJob(job, options, effective = job) {
+  const mode = effective.mode ?? options.defaults.mode;
+  if (mode !== 'inference') return { ...job, mode: 'inference' };
+  const dtype = options.dtypes.find((d) => d.id === (effective.dtype ?? options.defaults.dtype));
+  const { engine, ...rest } = job;
+  return { ...rest, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
+}
+
 // Checkpoint metadata (useCheckpoint) belongs to one config: useConfig drops
 // it, so when that config is chosen again (after another panel asked about
 // another model) its checkpoint is attached again.
 export function coreApi(core, kept = null) {
   let currentConfig = null;
   let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
+  let options = null;  // the core's options(), read once for estimatePair
   const use = (configText) => {
     if (configText !== currentConfig) {
       currentConfig = null;  // a throw below leaves no half-chosen config behind
@@ -37,6 +51,14 @@ export function coreApi(core, kept = null) {
       use(configText);
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.
       return JSON.parse(decoder.decode(core.estimateView(JSON.stringify(job))));
+    },
+    // The job and its counterpart (inference beside training) as the page shows them: one call, so a
+    // worker answers both in one round trip. `other` is null when the job itself is refused.
+    estimatePair(configText, job) {
+      const result = this.estimate(configText, job);
+      if (!result.ok) return { result, other: null };
+      options ??= JSON.parse(core.options());
+      return { result, other: this.estimate(configText, counterpartJob(job, options, result.job)) };
     },
     // Per-term bytes for one job field over `values` (one core call): the
     // header's terms and texts, the numbers read straight from wasm memory.
