@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api.hpp"
+#include "api/catalog.hpp"
+#include "api/intents.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "cluster/cluster.hpp"
 #include "answers/inverse.hpp"
@@ -93,8 +95,15 @@ Job (defaults in brackets):
   Any other job field as --field-name value (see docs/serving.md).
   --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
                         (needs --gpu; answers by exact search, prints JSON)
+  --gpu ID --gpus N     your GPUs: the answer leads with one verdict (fits / tight / partial / does not fit)
+  --device-gb X | --device-gib X   your GPU by its memory instead of an id
+  --units gb|gib|mib    the unit of every size written [gb]; --recommend-from auto|datacenter|workstation|consumer|any
   --job PATH            read job fields from a JSON file (flags override)
   --json                print the estimate as JSON
+  --ladder | --intents | --search TEXT   JSON: the llama.cpp quant ladder for --gpu (full / partial -ngl N /
+                        too large), the page's four entry points, or catalog models as the page finds them
+  --bake                print the page's first view as one line of JSON (the estimate of the job and of
+                        its counterpart in the other mode), for the build to write into the page
 
 Cluster planner (throughput, interconnect, time and cost; any of these turns it on):
   --gpu ID              accelerator (see --list-gpus)                 [h100]
@@ -201,7 +210,9 @@ std::string default_models_path() {
 
 int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
-    bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false;
+    bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false, bake = false;
+    bool ladder = false, intents_only = false, search_given = false;
+    std::string search;
     json cluster_fields = json::object(), cluster_flags = json::object();
     std::string question, checkpoint_path;
     json job_fields = json::object();
@@ -219,6 +230,10 @@ int run(int argc, char** argv) {
             std::cout << kUsage;
             return 0;
         } else if (arg == "--json") as_json = true;
+        else if (arg == "--bake") bake = true;
+        else if (arg == "--ladder") ladder = true;
+        else if (arg == "--intents") intents_only = true;
+        else if (arg == "--search") search = value("search.query"), search_given = true;
         else if (arg == "--list") list = true;
         else if (arg == "--solve") question = value("question");
         else if (arg == "--model") model_id = value("model");
@@ -261,6 +276,20 @@ int run(int argc, char** argv) {
     if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
     if (!plan && !gpu_given) cluster_flags.erase("gpu");
 
+    if (intents_only) {
+        std::cout << json::parse(intents_json()).dump(2) << "\n";
+        return 0;
+    }
+    if (search_given) {
+        const std::string answer = (use_catalog(read_file(models_path, "models.json")), search_catalog(search));
+        const json parsed = json::parse(answer);
+        if (!parsed.value("ok", false)) {
+            std::cerr << "vramcalc: error: " << parsed["error"]["message"].get<std::string>() << "\n";
+            return 2;
+        }
+        std::cout << parsed.dump(2) << "\n";
+        return 0;
+    }
     if (list_gpus) {
         std::cout << format_gpu_list();
         return 0;
@@ -305,11 +334,35 @@ int run(int argc, char** argv) {
     Model model = prepare_model(parse_config(config));
     if (!checkpoint_path.empty()) attach_checkpoint(model, read_checkpoint(read_checkpoint_header(checkpoint_path)));
     const Job job = parse_job(job_fields);
+    if (ladder) {
+        const json parsed = json::parse(ladder_for(model, job_fields.dump()));
+        if (!parsed.value("ok", false)) {  // the answer's message already starts with its field
+            std::cerr << "vramcalc: error: " << parsed["error"]["message"].get<std::string>() << "\n";
+            return 2;
+        }
+        std::cout << parsed.dump(2) << "\n";
+        return 0;
+    }
+    if (bake) {
+        // The page's first paint: the estimate as the page asks for it, and its counterpart
+        // (the same job in the other mode), from the same core the wasm runs.
+        json other = job_fields;
+        other["mode"] = trains(job) ? "inference" : "train";
+        for (const char* key : {"engine", "vllm_version", "vllm_engine"}) other.erase(key);
+        const std::string counterpart = estimate_json(model, parse_job(other), estimate(model, parse_job(other)));
+        std::cout << "{\"ok\":true,\"model\":" << json(model_id).dump() << ",\"job\":" << job_fields.dump()
+                  << ",\"estimate\":" << estimate_json(model, job, estimate(model, job)) << ",\"counterpart\":" << counterpart
+                  << "}\n";
+        return 0;
+    }
     if (plan) {
         if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
         cluster_fields.update(cluster_flags);
         const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
-        std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : format_cluster_report(answer));
+        // The text answer leads with the verdict for the GPU given (the planner times the layout either way).
+        std::string lead;  // an estimate's error is not this question's: the planner's own answer stands
+        try { lead = !as_json && job.gpu ? estimate(model, job).verdict.text + "\n\n" : ""; } catch (const InputError&) {}
+        std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : lead + format_cluster_report(answer));
         return 0;
     }
     if (!question.empty()) {

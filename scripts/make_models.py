@@ -471,8 +471,24 @@ CONTEXT = {
   "qwen3-30b-a3b": 40960, "qwen3-235b-a22b": 40960,
   "llama-3.1-8b": 131072, "llama-3.1-70b": 131072, "llama-3.1-405b": 131072, "llama-3.2-1b": 131072,
   "llama-3.2-3b": 131072, "llama-3.3-70b": 131072, "phi-3.5-mini": 131072,
-  "deepseek-v3": 163840, "deepseek-r1": 163840,
+  "deepseek-v3": 163840, "deepseek-r1": 163840, "deepseek-v3.1": 163840, "deepseek-r1-0528": 163840,
 }
+# The checkpoint's own quantization_config, as its Hub config.json ships it, for every catalog
+# model whose config has one (issue 23): one fixture each in tests/fixtures/quantization_config/
+# (its "_source" names the config), so "Auto" weights follow the published checkpoint (DeepSeek-V3:
+# FP8 blocks, gpt-oss: MXFP4). The other catalog models ship 16- or 32-bit weights and no
+# quantization_config (docs/models.md, "Quantized checkpoints in the catalog").
+QUANT = os.path.join(FIXTURES, "quantization_config")
+for name in sorted(os.listdir(QUANT)):
+    qid = name[:-len(".json")]
+    at = [k for k, m in enumerate(M) if m[0] == qid]
+    if len(at) != 1:
+        raise SystemExit(f"make_models: {name} names no catalog model")
+    i, n, hf, c, p, s = M[at[0]]
+    c = dict(c)  # DeepSeek-V3, R1, R1-0528 and V3.1 share one dict: each gets its own copy
+    c["quantization_config"] = json.load(open(os.path.join(QUANT, name)))["quantization_config"]
+    M[at[0]] = (i, n, hf, c, p, s)
+
 for (i, n, hf, c, p, s) in M:
     if i in CONTEXT:
         target = c["text_config"] if "text_config" in c and "hidden_size" not in c else c

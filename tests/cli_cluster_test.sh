@@ -39,6 +39,12 @@ expect "layout split" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 mu
 expect "layout from job" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide cluster.gpus \(12\)" -- --mode train --gpus 12 --tp 8 --plan
 expect "layout json" 0 "Training step \(TP 2 × PP 2 × DP 2, ZeRO-1" -- --mode train --gpus 8 --cluster-layout '{"tp":2,"pp":2,"zero":1}'
 expect "missing value" 2 "^vramcalc: error: cluster.gpu: missing value" -- --gpu
+# Token budgets as people write them (issue 23), and nonsense refused naming the field.
+expect "tokens 1T" 0 '"tokens": 1000000000000,' -- --mode train --gpus 8 --gpu h100 --cluster-tokens 1T --json
+expect "tokens 1.5 trillion" 0 '"tokens": 1500000000000,' -- --mode train --gpus 8 --gpu h100 --cluster-tokens "1.5 trillion" --json
+expect "tokens nonsense" 2 "^vramcalc: error: cluster.tokens: must be a number of tokens like 1T" -- --mode train --cluster-tokens lots
+# With a GPU the text answer leads with the verdict for it, then the planner's report.
+expect "planner verdict" 0 "^✗ does not fit your 8 × H100 80GB" -- --mode train --model llama-3.1-70b --gpus 8 --gpu h100
 
 echo "cli cluster tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -21,11 +21,12 @@ expect() {  # expect NAME EXIT_CODE PATTERN -- args...
 expect "default model table" 0 "Weights +16\.06 +8\.03 B params × 2 bytes \(BF16\)" --
 expect "training seed example" 0 "this job needs 9\.6 x that" -- --mode train
 expect "training peak phase" 0 "Loss backward +146\.14   <- peak" -- --mode train
-expect "fit table" 0 "RTX 4090 24GB +23\.64 GiB \(25\.38 GB\) +fits +1$" --
+expect "fit table" 0 "RTX 4090 24GB +25\.38 GB +fits +1$" --
 # The table counts GPUs with the chosen ZeRO stage (core/fit.cpp), and its header says which.
 expect "fit table, chosen ZeRO stage" 0 "GPUs needed \(ZeRO-2\)$" -- --mode train --zero 2
 # Usable memory as PyTorch reports it (an H100 80GB: 79.11 GiB), not the box's 80.
-expect "usable capacity" 0 "H100 80GB +79\.11 GiB \(84\.94 GB\)" --
+expect "usable capacity" 0 "H100 80GB +84\.94 GB" --
+expect "usable capacity in GiB" 0 "H100 80GB +79\.11 GiB" -- --units gib
 expect "json output" 0 '"total_bytes": 18868203673\.6' -- --json
 expect "config file" 0 "Parameters: 46\.70 B total, 12\.88 B active" -- --config "$fixtures/mixtral-8x7b.config.json"
 expect "explicit params" 0 "Parameters: 7\.00 B total" -- --params 7e9 --config "$fixtures/llama-3-8b.config.json"
@@ -97,6 +98,18 @@ expect "deep models.json" 2 "^vramcalc: error: models\.json: nested deeper than 
 expect "duplicate key" 2 "^vramcalc: error: job\.mode: given twice in one object$" -- --job "$tmp/dup.json"
 expect "params with array config" 2 "^vramcalc: error: config: must be a JSON object" -- --params 7e9 --config "$tmp/array.json"
 expect "models.json wrong type" 2 "^vramcalc: error: models\[0\]\.hf_id: must be a string, got 5$" -- --models "$tmp/models-bad.json" --model a
+# Issue 23: the answer leads with the verdict for the user's GPU, or the headline when none is given.
+expect "verdict leads" 0 "^✓ fits your RTX 4090 24GB: 15\.39 GB of 25\.38 GB \(61 %\), 10\.00 GB free$" -- --model llama-3.1-8b --mode qlora --gpu rtx4090 --engine custom
+expect "headline leads" 0 "^708\.9[0-9] GB in all → |^709\.[0-9]+ GB in all → " -- --model deepseek-v3
+expect "device-gb" 0 "^✓ fits your GPU of 24 GB: " -- --device-gb 24
+expect "units gib" 0 "^  Total +17\.57$" -- --units gib
+expect "classic count" 0 "^  fp32 master weights +32\.12$" -- --mode train
+expect "hub id as --model" 0 "^vramcalc: Llama 3\.1 8B" -- --model meta-llama/Llama-3.1-8B-Instruct
+expect "did you mean" 2 "unknown model 'llama-5'; did you mean " -- --model llama-5
+expect "search" 0 '"id": "qwen2\.5-7b"' -- --search "qwen 2.5 7b"
+expect "ladder" 0 '"status": "partial"' -- --model llama-3-70b --gpu rtx4090 --ladder
+expect "bake" 0 '^\{"ok":true,"model":"llama-3-8b","job":\{\},"estimate":\{"ok":true,.*"counterpart":\{"ok":true' -- --bake
+expect "intents" 0 '"id": "run_locally"' -- --intents
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -100,7 +100,8 @@ TEST_CASE("vLLM and SGLang: the GPU table asks the engine's pool test on each GP
 TEST_CASE("fewest GPUs: one step past is the largest smaller count that has a layout") {
     // DeepSeek-V3 (61 layers, 128 heads) on RTX 3060s: 132 = TP 4 × PP 33 fits; 131 (TP 1 × 131 stages),
     // 130 (TP 2 × 65) and 129 (TP 1 × 129) have more stages than layers; 128 = TP 8 × PP 16 does not fit.
-    const Answer a = solve(test::model("deepseek-v3"), test::job({{"gpu", "rtx3060"}}), Question::MinGpus);
+    // (BF16 weights: the checkpoint's own FP8, dtype auto, halves every count.)
+    const Answer a = solve(test::model("deepseek-v3"), test::job({{"gpu", "rtx3060"}, {"dtype", "bf16"}}), Question::MinGpus);
     REQUIRE(a.found);
     CHECK(a.value == 132);
     CHECK(a.next_exists);
@@ -167,6 +168,7 @@ TEST_CASE("inference: the table and fewest GPUs keep the job's own TP or PP, and
         CAPTURE(c.job.dump());
         json job = c.job;
         job["gpu"] = "h100";
+        job["dtype"] = "bf16";  // the checkpoint ships FP8 (dtype auto); these counts are BF16's
         const Answer a = solve(m, test::job(job), Question::MinGpus);
         CHECK(a.value == c.gpus);
         CHECK(a.text == c.text);

@@ -36,13 +36,15 @@ const char* kJobKeys[] = {"mode", "dtype", "optimizer", "batch", "seq", "checkpo
                           // serving fields (core/serving.cpp)
                           "engine", "gpu", "device_gib", "gpu_memory_utilization", "mem_fraction_static", "max_model_len",
                           "max_num_batched_tokens", "max_num_seqs", "chunked_prefill", "block_size", "new_tokens", "n_ubatch",
-                          "n_gpu_layers", "experts_on_cpu", "gguf_rules", "swa_full", "ep", "dp_attention", "comm_buffers_gb"};
+                          "n_gpu_layers", "experts_on_cpu", "gguf_rules", "swa_full", "ep", "dp_attention", "comm_buffers_gb",
+                          // how the answer speaks (core/job/view_fields.cpp)
+                          "units", "device_gb", "recommend_from"};
 
 json hostile_value(std::mt19937_64& rng) {
     // Static: the deep and long values are built once.
     static const json values[] = {-1, 0, 1, 2, 3, 7, 8, 64, 4096, 1.5, -0.5, 1e300, -1e300, 1e-300, 9.2e18, 1e15, 1e7,
                            "abc", "", "llama", "deepseek_v3", "gpt2", "mixtral", "full", "train", "qlora", "nf4",
-                           "q_proj", "all-linear", "vllm", "llamacpp", "sglang", "hf", "h100", "t4", "q4_k_m",
+                           "q_proj", "all-linear", "vllm", "llamacpp", "sglang", "hf", "h100", "t4", "q4_k_m", "gib", "any",
                            "2023-12", "sliding_attention", nullptr, true, false, json::array(), json::array({1, 2}),
                            json::object(), json::object({{"hidden_size", 8}}),
                            // nested past the 64-level limit, a long string, text that is not plain ASCII

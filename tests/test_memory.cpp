@@ -330,14 +330,15 @@ TEST_CASE("GPU fit: smallest sharded count") {
         CHECK(fit_for(e, "b200").gpus_needed == 8);
         CHECK_FALSE(fit_for(e, "h100").fits_as_configured);
     }
-    SUBCASE("GPT-2's 12 heads split 6 ways, not 8: exact counts, not a coarse list") {
-        // Batch 1024 x 1024 tokens on 16 GiB (17.18 GB) T4s. KV: 12 layers · 2 · 768 · 2 bytes = 36,864 bytes
-        // per token · 1,048,576 tokens = 38.65 GB; working set b·s·(2h + 3·I/t)·2 with h = 768, I = 3072.
-        // 4 GPUs (TP 4): 38.65/4 + 1,048,576·(1536 + 2304)·2 = 9.66 + 8.05 GB, ·1.05 + 1 = 19.7 GB: too much.
-        // 5 GPUs (5 does not divide 12 heads: PP 5): 7.73 + 1,048,576·(1536 + 9216)·2 = 7.73 + 22.5 GB: too much.
-        // 6 GPUs (TP 6): 6.44 + 1,048,576·(1536 + 1536)·2 = 6.44 + 6.44 GB, ·1.05 + 1 = 14.5 GB: fits.
+    SUBCASE("GPT-2's 12 heads split 3 ways: exact counts, not a coarse list") {
+        // Batch 1024 x 1024 tokens on T4s (14.56 GiB = 15.63 GB usable). KV: 12 layers · 2 · 768 · 2 bytes =
+        // 36,864 bytes per token · 1,048,576 tokens = 38.65 GB. No engine: one prefill chunk of 8,192 tokens,
+        // working set 8192·(2h + 3·I/t)·2 with h = 768, I = 3072, + last-token fp32 logits 4·1024·50257/t.
+        // 2 GPUs (TP 2): 19.33 + 0.09 + 0.10 GB, ·1.05 + 1 = 21.5 GB: too much.
+        // 3 GPUs (TP 3): 12.88 + 8192·(1536 + 3072)·2 + 4·1024·50257/3 = 12.88 + 0.08 + 0.07 GB,
+        // ·1.05 + 1 = 14.7 GB: fits.
         const Estimate e = estimate(test::model("gpt2"), test::job({{"batch", 1024}, {"seq", 1024}}));
-        CHECK(fit_for(e, "t4").gpus_needed == 6);
+        CHECK(fit_for(e, "t4").gpus_needed == 3);
         CHECK_THROWS_WITH_AS(estimate(test::model("gpt2"), test::job({{"gpus", 8}, {"tp", 8}})),
                              doctest::Contains("job.tp: tensor parallel degree 8 must divide num_attention_heads (12)"),
                              InputError);

@@ -84,7 +84,8 @@ TEST_CASE("precision × mode matrix: every cell equals the full estimate or carr
     bool saw_error = false;
     for (const json& row : m["rows"]) {
         for (size_t c = 0; c < m["modes"].size(); ++c) {
-            json job = {{"seq", 2048}, {"dtype", row["dtype"]}, {"mode", m["modes"][c]}};
+            // The matrix holds the job's checkpointing (none) across the modes: QLoRA's default does not apply.
+            json job = {{"seq", 2048}, {"dtype", row["dtype"]}, {"mode", m["modes"][c]}, {"checkpointing", "none"}};
             const json full = json::parse(estimate_request(llama, job.dump()));
             const json& cell = row["cells"][c];
             if (full["ok"] == true) {

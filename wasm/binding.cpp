@@ -4,6 +4,9 @@
 #include <emscripten/val.h>
 
 #include "api/api.hpp"
+#include "api/catalog.hpp"
+#include "api/chart.hpp"
+#include "api/intents.hpp"
 #include "api/sweep.hpp"
 
 namespace {
@@ -48,4 +51,12 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("sweepView", &sweep_view);
     emscripten::function("matrix", &vramcalc::matrix_json);
     emscripten::function("ticks", &vramcalc::ticks_json);
+    // Issue 23: the page built around the user's GPU (docs/page.md, "What the core answers").
+    emscripten::function("gpusIn", &vramcalc::gpus_in);
+    emscripten::function("useCatalog", &vramcalc::use_catalog);
+    emscripten::function("searchModels", &vramcalc::search_catalog);
+    emscripten::function("lookupModel", &vramcalc::lookup_model);
+    emscripten::function("chart", &vramcalc::chart_current);
+    emscripten::function("ladder", &vramcalc::ladder_current);
+    emscripten::function("intents", &vramcalc::intents_json);
 }

@@ -2,12 +2,16 @@
 
 #include "answers/fit.hpp"
 #include "answers/notes.hpp"
+#include "answers/verdict.hpp"
+#include "answers/views.hpp"
 #include "memory/states.hpp"
 #include "step/timeline.hpp"
+#include "text/units.hpp"
 
 namespace vramcalc {
 
 Estimate estimate(const Model& m, const Job& job, bool explain) {
+    const UnitScope units(job.units);  // every text below in the job's unit
     Estimate e;
     e.layout = resolve_layout(m.config, job);
     const Plan plan = make_plan(m, job);
@@ -38,6 +42,12 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.ratio_to_weights = e.breakdown.total() * replica / e.weights_reference_bytes;
     if (explain) e.notes = notes_for(plan, e);
     e.fits = fit_gpus(plan, e.layout, e.breakdown.total());
+    if (explain) {
+        // In the user's words: one verdict for their GPUs, the training views, the serving view.
+        e.training_views = training_views(plan, e);
+        if (!trains(job)) e.serving_view = serving_view(job, e.serving);
+        e.verdict = verdict_for(plan, e);
+    }
     return e;
 }
 

@@ -34,6 +34,65 @@ struct GpuFit {
     bool custom = false;      // id "custom": the job's device_gib (a GPU not in the catalog), listed last
 };
 
+// Views in the user's words (core/answers/views.cpp).
+struct ViewRow {
+    const char* key;    // weights, gradients, optimizer_moments, master_weights, activations, logits, buffers, overhead
+    const char* label;  // "Weights", "Optimizer m + v", "fp32 master weights", ...
+    double bytes = 0;
+    std::string text;   // in the job's unit
+    std::string why;
+};
+struct TrainingView {
+    const char* key;    // "classic" or "peak"
+    const char* label;
+    std::vector<ViewRow> rows;
+    double total = 0;
+    std::string total_text, text;
+};
+struct ServingView {
+    bool pooled = false;            // vLLM / SGLang: a KV pool the engine sizes
+    int64_t users = 0, context = 0; // batch × seq
+    double kv_needed = 0, pool_bytes = 0;
+    int64_t pool_tokens = 0;
+    int64_t users_at_context = 0;   // requests of `context` tokens the pool holds at once
+    bool fits = false;
+    std::string text;               // "needs 51.54 GB of KV for 16 users × 32,768 tokens; the pool holds …; fits"
+    std::string detail;             // the same without its closing "fits" / "does not fit" (the verdict says that)
+};
+// A GPU (and count) the answer recommends when the user's own does not hold the job, or when
+// none is given (core/answers/verdict.cpp): the fewest GPUs of the pool that hold it with at
+// least 10 % headroom, the smaller GPU among equal counts.
+struct Recommendation {
+    bool found = false;
+    std::string gpu_id, gpu_name, pool;  // pool: which GPUs it was drawn from ("datacenter", "any", ...)
+    int64_t gpus = 0;
+    std::string layout;                  // "ZeRO-3 / FSDP", "TP 2 × PP 1", "" on one GPU
+    double per_gpu_bytes = 0, capacity_bytes = 0;
+    bool tight = false;                  // no GPU of the pool leaves 10 % free: the closest one, said so
+    std::string text;                    // "3 × H100 80GB (ZeRO-3 / FSDP), 66.20 GB each (78 %), 18.74 GB free"
+};
+
+// The one verdict for the user's GPUs (the job's gpu or device memory, and its gpus), with the
+// numbers behind its sentence; or, with no GPU given, the headline and a recommendation.
+struct Verdict {
+    const char* status = "none";  // fits | tight (under 10 % headroom) | partial (llama.cpp -ngl) | no | none (no GPU given)
+    std::string symbol;           // ✓ ! ◐ ✗
+    std::string text;             // the sentence
+    std::string gpu_id, gpu_name; // the catalog id or "custom"; "" when none is given
+    int64_t gpus = 1;
+    double capacity_bytes = 0;    // what the test compares against: one GPU's usable memory, or an engine's KV pool
+    double used_bytes = 0;        // per GPU (engines with a pool: the KV the requests need)
+    double used_share = 0, headroom_share = 0;
+    std::string capacity_source;  // where the GPU's usable figure comes from
+    int64_t needs_gpus = 0;       // not fitting: the fewest of the user's GPU that hold it (the GPU table's count)
+    std::string needs_layout;
+    double needs_per_gpu_bytes = 0;
+    int64_t gpu_layers = -1, layers = 0;  // llama.cpp / Ollama: layers the GPU takes (partial offload)
+    double cpu_bytes = 0;         // llama.cpp: what stays in system RAM
+    std::string headline;         // no GPU given: "708.92 GB in all → 3 × B300 288GB (TP 1 × PP 3), 236 GB each, …"
+    Recommendation recommendation;
+};
+
 struct Estimate {
     ParamCounts params;
     double trainable_params = 0;
@@ -54,6 +113,9 @@ struct Estimate {
     std::vector<GpuFit> fits;
     ServingInfo serving;                 // inference: engine pool, offload split, fit on the chosen GPU
     Share share;                         // the GPU described (training: its pipeline stage and parameters)
+    Verdict verdict;                     // the user's GPUs (explain only)
+    std::vector<TrainingView> training_views;  // classic count and the peak (training, explain only)
+    ServingView serving_view;            // the requests' KV against the pool (inference, explain only)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

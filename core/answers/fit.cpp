@@ -12,9 +12,18 @@ namespace {
 constexpr int64_t kExactUpTo = 64;     // every count up to here is tried
 constexpr int64_t kMaxGpus = 65'536;   // beyond: binary search (per-GPU memory falls with the count)
 
-// The sharded layout for n GPUs, as the fewest-GPUs answer lays it out
-// (core/layout.cpp inference_layout_for and training_layout_for). False when n
-// cannot be laid out.
+// Which catalog GPUs are A100s (vLLM's defaults test the device name), read once.
+const std::vector<bool>& catalog_a100() {
+    static const std::vector<bool> a100 = [] {
+        std::vector<bool> v;
+        for (const Gpu& g : gpu_catalog()) v.push_back(std::string(g.id).rfind("a100", 0) == 0);
+        return v;
+    }();
+    return a100;
+}
+
+}  // namespace
+
 bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
     l = chosen;
     if (trains(p.job)) {
@@ -30,30 +39,43 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
     return true;
 }
 
+std::string layout_label(const Job& job, const Layout& l) {
+    if (l.gpus <= 1) return "";
+    if (trains(job)) return l.zero == 3 && job.zero == 0 ? "ZeRO-3 / FSDP" : l.zero > 0 ? "ZeRO-" + std::to_string(l.zero) : "";
+    if (llama_cpp_like(job)) return std::string("-sm ") + split_mode_name(job.split_mode);
+    return "TP " + std::to_string(l.tp) + " × PP " + std::to_string(l.pp);
+}
+
+Job on_device(const Job& job, const Gpu* gpu, double capacity) {
+    Job j = job;
+    j.gpu = gpu;
+    const size_t row = gpu ? static_cast<size_t>(gpu - gpu_catalog().data()) : gpu_catalog().size();
+    j.gpu_is_a100 = row < gpu_catalog().size() && catalog_a100()[row];
+    j.device_gib = capacity / (1024.0 * 1024.0 * 1024.0);
+    return j;
+}
+
+Step step_on_device(const Plan& p, const Gpu* gpu, double capacity, const Layout& l) {
+    const Job j = on_device(p.job, gpu, capacity);
+    return run_step(make_plan(p.m, j), l, false);
+}
+
+bool holds(const Plan& p, const Step& s, double capacity) {
+    return trains(p.job) ? s.breakdown.total() <= capacity : s.serving.device > 0 ? s.serving.fits : s.breakdown.total() <= capacity;
+}
+
+namespace {
+
 // vLLM / SGLang (engine_budgets_device): each GPU is asked the engine's own
 // question, on that GPU. Fitting grows with capacity, so at each count the
 // unresolved GPUs are tried largest first and the first miss ends the count.
-// Which catalog GPUs are A100s (vLLM's defaults test the device name), read once.
-const std::vector<bool>& catalog_a100() {
-    static const std::vector<bool> a100 = [] {
-        std::vector<bool> v;
-        for (const Gpu& g : gpu_catalog()) v.push_back(std::string(g.id).rfind("a100", 0) == 0);
-        return v;
-    }();
-    return a100;
-}
-
 // Each row is asked as that GPU (its interconnect and name decide engine defaults: NCCL's NVLS
 // buffers, vLLM's A100 rule); the custom row as a device of its capacity only.
 std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std::vector<GpuFit> fits) {
     Layout l;
     auto fits_on = [&](const GpuFit& f, const Layout& at) {
-        Job j = p.job;
         const size_t row = static_cast<size_t>(&f - fits.data());
-        j.gpu = row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr;
-        j.gpu_is_a100 = row < gpu_catalog().size() && catalog_a100()[row];
-        j.device_gib = f.capacity_bytes / (1024.0 * 1024.0 * 1024.0);
-        return run_step(make_plan(p.m, j), at, false).serving.fits;
+        return step_on_device(p, row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr, f.capacity_bytes, at).serving.fits;
     };
     auto fits_at = [&](const GpuFit& f, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(f, l); };
     std::vector<GpuFit*> open;

@@ -54,14 +54,13 @@ int64_t largest(int64_t lo, int64_t hi, Fits fits) {
     return good;
 }
 
-// Formats largest first: GGUF file types for llama.cpp, serving formats otherwise.
+}  // namespace
+
 std::vector<FormatId> format_ladder(const Job& job) {
     using F = FormatId;
     if (llama_cpp_like(job)) return {F::Fp16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q4_0, F::Q3_K_M, F::Q2_K};
     return {F::Fp16, F::Fp8, F::Gptq, F::Nf4, F::Int4};
 }
-
-}  // namespace
 
 Question parse_question(const std::string& name) {
     std::string names;
@@ -92,7 +91,7 @@ bool fits_device(const Model& model, const Job& job, double* total) {
 }
 
 Answer solve(const Model& m, const Job& job, Question q) {
-    if (!job.gpu && job.device_gib <= 0) throw InputError("job.gpu", "choose a GPU (gpu) to ask what fits on it");
+    if (!job.gpu && job.device_gib <= 0) throw InputError("job.gpu", "choose your GPU, or give its memory, to ask what fits on it");
     if (trains(job) && q == Question::BestFormat)
         throw InputError("job.mode", "the largest weight format is an inference question (fine-tuning's format follows "
                                      "the mode: QLoRA trains on NF4 weights)");

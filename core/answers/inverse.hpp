@@ -37,6 +37,9 @@ std::vector<const char*> question_names();
 
 Answer solve(const Model& model, const Job& job, Question q);
 
+// Formats largest first: GGUF file types for llama.cpp / Ollama, serving formats otherwise.
+std::vector<FormatId> format_ladder(const Job& job);
+
 // Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang).
 bool fits_device(const Model& model, const Job& job, double* total = nullptr);
 

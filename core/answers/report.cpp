@@ -31,8 +31,12 @@ const char* mode_title(Mode m) {
 }  // namespace
 
 std::string format_report(const std::string& model_name, const Job& job, const Estimate& e) {
-    const double B = 1e9;
-    std::string out = "vramcalc: " + model_name + "\n";
+    const UnitScope units(job.units);
+    const double B = unit_bytes(job.units);
+    const std::string U = unit_symbol(job.units);
+    // The answer first: the verdict for the user's GPUs, or the headline when none is given.
+    std::string out = e.verdict.text.empty() ? "" : e.verdict.text + "\n";
+    out += "vramcalc: " + model_name + "\n";
     out += "Parameters: " + params_text(e.params.total) + " total, " + params_text(e.params.active) + " active per token";
     out += e.trainable_params > 0 ? ", " + params_text(e.trainable_params) + " trainable\n" : "\n";
     out += printf_string("Job: %s, %s weights, batch %lld x seq %lld", mode_title(job.mode), e.weight_format_label.c_str(),
@@ -43,31 +47,38 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += printf_string(", %lld GPU(s) (DP %lld x TP %lld x PP %lld, ZeRO %d)\n\n", static_cast<long long>(e.layout.gpus),
                          static_cast<long long>(e.layout.dp), static_cast<long long>(e.layout.tp),
                          static_cast<long long>(e.layout.pp), e.layout.zero);
-    out += "Per GPU               GB   how\n";
+    out += printf_string(e.layout.gpus > 1 ? "Per GPU              %3s   how\n" : "On one GPU           %3s   how\n", U.c_str());
     for (int t = 0; t < kTermCount; ++t)
         out += printf_string("  %-16s %9.2f   %s\n", term_label(t), e.breakdown.bytes[t] / B, e.breakdown.why[t].c_str());
     out += printf_string("  %-16s %9.2f\n", "Total", e.breakdown.total() / B);
     if (e.layout.gpus > 1)
         out += printf_string("  %-16s %9.2f   over %lld GPUs\n", "All GPUs", e.breakdown.total() * e.layout.gpus / B,
                              static_cast<long long>(e.layout.gpus));
+    for (const TrainingView& v : e.training_views) {
+        if (std::string(v.key) != "classic") continue;
+        out += "\n" + std::string(v.label) + ", " + U + "\n";
+        for (const ViewRow& r : v.rows) out += printf_string("  %-44s %9.2f\n", r.label, r.bytes / B);
+        out += printf_string("  %-44s %9.2f\n", "Sum", v.total / B);
+    }
     if (e.timeline.count > 0) {
-        out += "\nTraining step (live tensors per GPU, GB)\n";
+        out += "\nTraining step (live tensors per GPU, " + U + ")\n";
         for (int i = 0; i < e.timeline.count; ++i) {
             const Phase& ph = e.timeline.phases[i];
             out += printf_string("  %-34s %9.2f%s\n", ph.label, ph.total() / B, i == e.timeline.peak ? "   <- peak" : "");
         }
     }
-    out += printf_string("\nRaw weights %.2f GB; this job needs %.1f x that.\n", e.weights_reference_bytes / B,
-                         e.ratio_to_weights);
+    out += printf_string("\nRaw weights %.2f ", e.weights_reference_bytes / B) + U +
+           printf_string("; this job needs %.1f x that.\n", e.ratio_to_weights);
     for (const auto& n : e.notes) out += "- " + n + "\n";
     // Serving: the engine's verdict on the chosen GPU, its pool and what stays in system RAM.
     if (job.mode == Mode::Inference && !e.serving.verdict.empty())
         out += std::string("\n") + engine_name(job.engine) + ": " + e.serving.verdict + "\n";
+    if (job.mode == Mode::Inference && e.serving_view.pooled) out += "KV: " + e.serving_view.text + "\n";
     if (job.mode == Mode::Inference && !e.serving.engine_version.empty()) out += e.serving.engine_version + "\n";
     if (job.mode == Mode::Inference && !e.serving.devices.empty()) {
         // Each GPU's share of a llama.cpp / Ollama split (the breakdown above is the fullest's).
         out += e.serving.split + "\n";
-        out += "  GPU   layers   weights GB   KV GB   compute GB   total GB\n";
+        out += "  GPU   layers   weights " + U + "   KV " + U + "   compute " + U + "   total " + U + "\n";
         for (size_t i = 0; i < e.serving.devices.size(); ++i) {
             const DeviceShare& d = e.serving.devices[i];
             out += printf_string("  %-5zu %4lld%-4s %10.2f %7.2f %12.2f %10.2f\n", i, static_cast<long long>(d.layers),
@@ -75,7 +86,7 @@ std::string format_report(const std::string& model_name, const Job& job, const E
         }
     }
     if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
-        out += printf_string("System RAM: %.2f GB (", e.serving.cpu_bytes / B) + std::to_string(e.serving.gpu_layers) + "/" +
+        out += printf_string("System RAM: %.2f ", e.serving.cpu_bytes / B) + U + " (" + std::to_string(e.serving.gpu_layers) + "/" +
                std::to_string(e.serving.layers) + " layers on the GPU)\n";
     out += "\nGPU                        memory                 this setup  GPUs needed (";
     // fit_gpus (core/fit.cpp) keeps a chosen ZeRO stage and takes ZeRO-3 / FSDP when none is chosen.

@@ -11,6 +11,7 @@
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "api/serving_json.hpp"
+#include "api/verdict_json.hpp"
 #include "text/json_text.hpp"
 #include "text/guarded.hpp"
 #include "text/json_writer.hpp"
@@ -58,6 +59,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     write_serving_job_fields(w, job);  // core/api/serving_json.cpp
+    w.field("units", unit_name(job.units)).field("recommend_from", gpu_pool_name(job.recommend_from));
     w.end_object();
 }
 
@@ -97,13 +99,6 @@ void write_step(JsonWriter& w, const Job& job, const Estimate& e) {
     w.end_array();
 }
 
-std::string required_string(const json& entry, const char* key, const std::string& where) {
-    auto it = entry.find(key);
-    if (it == entry.end() || !it->is_string() || it->get<std::string>().empty())
-        throw InputError(where + "." + key, "missing (a non-empty string)");
-    return it->get<std::string>();
-}
-
 // Callers of estimate_request usually repeat a config across several jobs
 // (the CLI tests, the string path in wasm): parse a config text once.
 const Model& model_for(const std::string& config_json) {
@@ -120,14 +115,18 @@ const Model& model_for(const std::string& config_json) {
 }
 
 
-// GPU capacity texts never change: written once, not on every estimate.
+// GPU capacity texts never change: written once per unit, not on every estimate.
 const std::string& capacity_text_of(const char* gpu_id) {
     static const auto texts = [] {
-        std::vector<std::pair<const char*, std::string>> t;
-        for (const auto& g : gpu_catalog()) t.emplace_back(g.id, capacity_text(gpu_bytes(g)));
+        std::vector<std::vector<std::pair<const char*, std::string>>> t;
+        for (TextUnit u : {TextUnit::GB, TextUnit::GiB, TextUnit::MiB}) {
+            const UnitScope in(u);
+            t.emplace_back();
+            for (const auto& g : gpu_catalog()) t.back().emplace_back(g.id, capacity_text(gpu_bytes(g)));
+        }
         return t;
     }();
-    for (const auto& [id, text] : texts)
+    for (const auto& [id, text] : texts[static_cast<size_t>(text_unit())])
         if (id == gpu_id) return text;
     throw std::runtime_error(std::string("no GPU ") + gpu_id);
 }
@@ -139,38 +138,6 @@ std::string counts_answer(const Model& model) {
     w.begin_object().field("ok", true);
     write_counts(w.key("model"), model.config, model.params, model.config.head);
     return w.end_object().str();
-}
-
-std::vector<ModelEntry> parse_models(const std::string& text) {
-    json root = parse_json_text(text, "models.json");
-    if (!root.is_object() || !root.contains("models") || !root["models"].is_array())
-        throw InputError("models.json", "must be an object with a \"models\" list");
-    std::vector<ModelEntry> models;
-    for (size_t i = 0; i < root["models"].size(); ++i) {
-        const json& entry = root["models"][i];
-        const std::string where = "models[" + std::to_string(i) + "]";
-        if (!entry.is_object()) throw InputError(where, "must be an object");
-        ModelEntry m;
-        m.id = required_string(entry, "id", where);
-        m.name = required_string(entry, "name", where);
-        m.hf_id = optional_text(entry, "hf_id", where + ".hf_id");
-        m.source = optional_text(entry, "source", where + ".source");
-        if (entry.contains("published_params") && !entry["published_params"].is_null())
-            m.published_params = number_field(entry["published_params"], where + ".published_params", 0, 1e15);
-        if (!entry.contains("config") || !entry["config"].is_object())
-            throw InputError(where + ".config", "missing (a config.json object)");
-        m.config = entry["config"];
-        models.push_back(std::move(m));
-    }
-    return models;
-}
-
-const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::string& id) {
-    for (const auto& m : models)
-        if (m.id == id) return m;
-    std::string known;
-    for (const auto& m : models) known += (known.empty() ? "" : ", ") + m.id;
-    throw InputError("model", "unknown model '" + short_text(id) + "'; known: " + known);
 }
 
 namespace {
@@ -197,6 +164,7 @@ void write_answer(JsonWriter& w, const Answer& a) {
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
+    const UnitScope units(job.units);
     const double total = e.breakdown.total();
     const double all_gpus = total * static_cast<double>(e.layout.gpus);
     JsonWriter w;
@@ -221,6 +189,8 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     }
     w.end_array();
     w.field("total_bytes", total).field("total_text", gb_text(total));
+    // What the total is of, in words that are true: one GPU's whole job, or each of several GPUs.
+    w.field("total_scope_text", e.layout.gpus > 1 ? "per GPU, on each of " + std::to_string(e.layout.gpus) + " GPUs" : "on one GPU");
     w.field("total_all_gpus_bytes", all_gpus).field("total_all_gpus_text", gb_text(all_gpus));
     w.field("weights_reference_bytes", e.weights_reference_bytes);
     w.field("weights_reference_text", gb_text(e.weights_reference_bytes));
@@ -236,10 +206,18 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     for (const auto& note : e.notes) w.value(note);
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
+    // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
+    w.field("units", unit_name(job.units));
+    write_verdict(w.key("verdict"), e.verdict);
+    write_training_views(w.key("views"), e.training_views);
+    if (!trains(job)) write_serving_view(w.key("serving_view"), e.serving_view);
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
         w.field("capacity_text", f.custom ? capacity_text(f.capacity_bytes) : capacity_text_of(f.id));
+        const Gpu& g = gpu_catalog()[f.custom ? 0 : static_cast<size_t>(&f - e.fits.data())];  // rows in catalog order
+        w.field("capacity_source", f.custom ? "as given" : usable_source(g));
+        w.field("kind", f.custom ? "custom" : gpu_kind_name(gpu_kind(g)));
         w.field("fits_as_configured", f.fits_as_configured);
         w.field("gpus_needed", f.gpus_needed).end_object();
     }
@@ -258,7 +236,9 @@ std::string estimate_request(const std::string& config_json, const std::string& 
 std::string solve_for(const Model& model, const std::string& job_json, const std::string& question) {
     return guarded([&] {
         const Question q = parse_question(question);
-        const Answer a = solve(model, parse_job(parse_json_text(job_json, "job")), q);
+        const Job job = parse_job(parse_json_text(job_json, "job"));
+        const UnitScope units(job.units);
+        const Answer a = solve(model, job, q);
         JsonWriter w;
         write_answer(w, a);
         return w.str();
@@ -274,28 +254,18 @@ std::string inspect_config(const std::string& config_json) {
     return guarded([&] { return counts_answer(model_for(config_json)); });
 }
 
-std::string models_summary(const std::string& models_json) {
-    return guarded([&] {
-        JsonWriter w;
-        w.begin_object().field("ok", true).key("models").begin_array();
-        for (const auto& entry : parse_models(models_json)) {
-            const Model model = prepare_model(parse_config(entry.config));
-            w.begin_object().field("id", entry.id).field("name", entry.name).field("hf_id", entry.hf_id);
-            w.field("params_total", model.params.total).field("params_active", model.params.active);
-            w.field("params_total_text", params_text(model.params.total));
-            w.field("params_active_text", params_text(model.params.active));
-            w.field("is_moe", model.config.is_moe()).key("config").raw(entry.config.dump()).end_object();
-        }
-        return w.end_array().end_object().str();
-    });
-}
+std::string gpus_json() { return gpus_in("gb"); }
 
-std::string gpus_json() {
+std::string gpus_in(const std::string& units) {
+    TextUnit u = TextUnit::GB;
+    if (!unit_named(units, u)) return error_json("job.units", "job.units: must be one of gb, gib, mib, got '" + short_text(units) + "'");
+    const UnitScope in(u);
     JsonWriter w;
     w.begin_array();
     for (const auto& g : gpu_catalog())
         w.begin_object().field("id", g.id).field("name", g.name).field("capacity_bytes", gpu_bytes(g))
-            .field("capacity_text", capacity_text_of(g.id)).end_object();
+            .field("capacity_text", capacity_text_of(g.id)).field("capacity_source", usable_source(g))
+            .field("measured", usable_measured(g)).field("kind", gpu_kind_name(gpu_kind(g))).end_object();
     return w.end_array().str();
 }
 
@@ -337,12 +307,15 @@ std::string options_json() {
     list("split_modes", split_mode_names());
     list("cache_implementations", cache_impl_names());
     list("questions", question_names());
+    list("units", unit_names());
+    list("recommend_from", gpu_pool_names());
     return w.end_object().str();
 }
 
 std::string cluster_for(const Model& model, const std::string& job_json, const std::string& cluster_json) {
     return guarded([&] {
         const Job job = parse_job(parse_json_text(job_json, "job"));
+        const UnitScope units(job.units);
         const ClusterRequest request = parse_cluster(parse_json_text(cluster_json, "cluster"), job);
         return cluster_answer(model, job, request);
     });

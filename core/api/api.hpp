@@ -62,6 +62,8 @@ const std::string& current_model_error();
 // {"ok":true,"models":[{id,name,hf_id,params_total,params_active,config}]} for the model picker.
 std::string models_summary(const std::string& models_json);
 std::string gpus_json();
+// The same with the capacities in `units` ("gb", "gib" or "mib"), each with its source and kind.
+std::string gpus_in(const std::string& units);
 // The choices the page offers, so it never hard-codes a list the core does not accept.
 std::string options_json();
 

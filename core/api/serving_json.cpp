@@ -32,14 +32,13 @@ void write_serving_job_fields(JsonWriter& w, const Job& job) {
 }
 
 void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
-    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     w.begin_object().field("engine", engine_name(job.engine)).field("engine_version", s.engine_version);
     w.field("device_bytes", s.device);
     w.field("budget_bytes", s.budget).field("kv_needed_bytes", s.kv_needed).field("kv_per_token_bytes", s.kv_per_token);
     // A budget smaller than weights + activations leaves no pool: 0, and the shortfall said as such.
     const double pool = std::max(0.0, s.kv_pool);
     w.field("kv_per_request_bytes", s.kv_per_request).field("kv_pool_bytes", pool);
-    w.field("kv_pool_text", printf_text("%.2f GiB", pool / kGiB));
+    w.field("kv_pool_text", gb_text(pool));
     w.field("kv_pool_shortfall_bytes", std::max(0.0, -s.kv_pool));
     w.field("pool_blocks", s.pool_blocks).field("pool_tokens", s.pool_tokens).field("swa_tokens", s.swa_tokens);
     w.field("max_concurrency", s.max_concurrency).field("max_model_len", s.max_model_len).field("profile_tokens", s.profile_tokens);

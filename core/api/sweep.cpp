@@ -12,6 +12,7 @@
 #include "text/guarded.hpp"
 #include "text/json_writer.hpp"
 #include "answers/estimate.hpp"
+#include "serving/serving.hpp"
 #include "step/timeline.hpp"
 #include "job/plan.hpp"
 #include "text/units.hpp"
@@ -64,14 +65,18 @@ void write_terms(JsonWriter& w) {
     w.end_array();
 }
 
+}  // namespace
+
 // 1, 2, 2.5 or 5 × 10^k: the step that gives about five marks.
-double nice_step(double max_value) {
+double axis_step(double max_value) {
     const double rough = max_value / 5;
     const double power = std::pow(10.0, std::floor(std::log10(rough)));
     for (double m : {1.0, 2.0, 2.5, 5.0})
         if (m * power >= rough) return m * power;
     return 10 * power;
 }
+
+namespace {
 
 // Row-major numbers, one row per value: the value, each term's bytes, the total
 // (kSweepColumns wide). The plan (LoRA targets, trainable count, largest tensors)
@@ -99,12 +104,13 @@ std::vector<double> sweep_rows(const Model& model, Job job, const Axis& axis, co
 struct SweepRequest {
     const Axis& axis;
     std::vector<double> rows;
+    TextUnit units;
 };
 
 SweepRequest read_sweep(const std::string& job_json, const std::string& axis_name, const std::string& values_json) {
     const Axis& axis = find_axis(axis_name);
     const Job job = parse_job(parse_json_text(job_json, "job"));
-    return {axis, sweep_rows(*current_model(), job, axis, read_values(axis, values_json))};
+    return {axis, sweep_rows(*current_model(), job, axis, read_values(axis, values_json)), job.units};
 }
 
 }  // namespace
@@ -113,6 +119,7 @@ std::string sweep_json(const std::string& job_json, const std::string& axis_name
     if (!current_model()) return current_model_error();
     return guarded([&] {
         const SweepRequest r = read_sweep(job_json, axis_name, values_json);
+        const UnitScope units(r.units);
         JsonWriter w;
         w.begin_object().field("ok", true).field("axis", r.axis.name);
         write_terms(w);
@@ -137,6 +144,7 @@ const SweepTable& sweep_table(const std::string& job_json, const std::string& ax
     }
     table.header = guarded([&] {
         SweepRequest r = read_sweep(job_json, axis_name, values_json);
+        const UnitScope units(r.units);
         JsonWriter w;
         w.begin_object().field("ok", true).field("axis", r.axis.name).field("columns", kSweepColumns);
         write_terms(w);
@@ -155,11 +163,18 @@ std::string matrix_json(const std::string& job_json) {
         const Model& model = *current_model();
         json request = parse_json_text(job_json, "job");
         const Job asked = parse_job(request);  // a bad job is the whole answer's error, not every cell's
+        const UnitScope units(asked.units);
+        // One recipe across the modes: the job's checkpointing holds in every cell, so QLoRA's
+        // default checkpointing does not make its column look cheaper than LoRA's by itself.
+        if (!request.contains("checkpointing")) request["checkpointing"] = checkpointing_name(asked.checkpointing);
         // The row the job's weights are in: its dtype, or the one auto falls back to;
         // none when the checkpoint's own scheme or bytes set them (no row is that).
         const Plan plan = make_plan(model, asked);
+        const bool pooled = engine_budgets_device(asked);
         JsonWriter w;
         w.begin_object().field("ok", true).field("current_dtype", plan.exact || plan.shipped ? "" : plan.weights.name);
+        w.field("units", unit_name(asked.units)).field("shows", pooled ? "kv" : "total");
+        w.key("held").begin_array().value("checkpointing").end_array();
         w.key("modes").begin_array();
         for (const char* name : mode_names()) w.value(name);
         w.end_array().key("rows").begin_array();
@@ -172,8 +187,23 @@ std::string matrix_json(const std::string& job_json) {
                 request["dtype"] = f.name;
                 w.begin_object();
                 try {
-                    const double total = compute_breakdown(model, parse_job(request), false).total();
+                    const Job cell = parse_job(request);
+                    const Step s = run_step(make_plan(model, cell), resolve_layout(model.config, cell), false);
+                    const double total = s.breakdown.total();
                     w.field("total_bytes", total).field("total_text", gb_text(total));
+                    if (pooled) {
+                        // Under vLLM / SGLang every format fills the same budget: what differs is the KV
+                        // each leaves, in tokens and in users of the job's length.
+                        const double pool = std::max(0.0, s.serving.kv_pool);
+                        const double per_user = cell.batch > 0 ? s.serving.kv_needed / static_cast<double>(cell.batch) : 0;
+                        const int64_t users = per_user > 0 ? static_cast<int64_t>(std::floor(pool / per_user + 1e-9)) : 0;
+                        w.field("kv_pool_bytes", pool).field("kv_pool_text", gb_text(pool)).field("pool_tokens", s.serving.pool_tokens);
+                        w.field("users", users).field("fits", s.serving.fits);
+                        w.field("text", grouped_text(static_cast<double>(s.serving.pool_tokens)) + " tokens · " + std::to_string(users) +
+                                            (users == 1 ? " user" : " users") + " at " + grouped_text(static_cast<double>(cell.seq)));
+                    } else if (s.serving.device > 0 || device_bytes(cell) > 0) {
+                        w.field("fits", trains(cell) ? total <= device_bytes(cell) : s.serving.fits);
+                    }
                 } catch (const InputError& e) {
                     w.field("field", e.field()).field("error", e.what());
                 }
@@ -189,7 +219,7 @@ std::string ticks_json(double max_bytes) {
     return guarded([&] {
         if (!(max_bytes >= 1) || !(max_bytes < 1e21)) throw InputError("ticks.max_bytes", "must be between 1 byte and 1e21 bytes");
         const double max_gb = max_bytes / kBytesPerGB;
-        const double step = nice_step(max_gb);
+        const double step = axis_step(max_gb);
         JsonWriter w;
         w.begin_object().field("ok", true).key("ticks").begin_array();
         for (int i = 0; i <= 12; ++i) {

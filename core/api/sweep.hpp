@@ -32,6 +32,9 @@ const SweepTable& sweep_table(const std::string& job_json, const std::string& ax
 // (current_dtype: the row the job's weights are in, dtype auto resolved; "" when the checkpoint's own format rules).
 std::string matrix_json(const std::string& job_json);
 
+// 1, 2, 2.5 or 5 × 10^k: the step that gives about five marks up to max_value.
+double axis_step(double max_value);
+
 // Round axis marks from 0 to at least max_bytes: [{"bytes","text"}] ("0 GB", "20 GB", ..., "1.5 TB").
 std::string ticks_json(double max_bytes);
 

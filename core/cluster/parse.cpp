@@ -1,4 +1,9 @@
 // Reading the "cluster" request object into typed values, once.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "cluster/cluster.hpp"
@@ -70,6 +75,55 @@ const char* kKnown =
     "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
     "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens, "
     "fp8, fp8_all_gather, attention, fused, schedule, node_limit, dispatch_bytes";
+
+// A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12",
+// "1.5 trillion", "300B", "2.5 billion tokens", "800M". Anything else is refused, naming the field.
+double tokens_field(const json& v, const std::string& field) {
+    constexpr double kMax = 1e18;
+    if (!v.is_string()) return number_field(v, field, 0, kMax);
+    const std::string text = v.get<std::string>();
+    const auto refuse = [&] {
+        return InputError(field, "must be a number of tokens like 1T, 15e12, 1.5 trillion or 300B, got '" + short_text(text) + "'");
+    };
+    std::string t;
+    for (char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t i = 0;
+    const auto digit = [&](size_t k) { return k < t.size() && t[k] >= '0' && t[k] <= '9'; };
+    while (i < t.size() && t[i] == ' ') ++i;
+    const size_t start = i;
+    size_t digits = 0;
+    while (digit(i) || (i < t.size() && t[i] == ',' && digit(i + 1))) digits += t[i] != ',', ++i;
+    if (i < t.size() && t[i] == '.') {
+        ++i;
+        while (digit(i)) ++i, ++digits;
+    }
+    if (digits == 0) throw refuse();
+    if (i + 1 < t.size() && t[i] == 'e' && (digit(i + 1) || ((t[i + 1] == '+' || t[i + 1] == '-') && digit(i + 2)))) {
+        i += 2;
+        while (digit(i)) ++i;
+    }
+    std::string number = t.substr(start, i - start);
+    number.erase(std::remove(number.begin(), number.end(), ','), number.end());
+    const double x = std::strtod(number.c_str(), nullptr);
+    std::string rest = t.substr(i);
+    rest.erase(0, rest.find_first_not_of(' '));
+    for (const char* tail : {" tokens", "tokens", " token", "token"})
+        if (rest.size() >= std::strlen(tail) && rest.compare(rest.size() - std::strlen(tail), std::string::npos, tail) == 0) {
+            rest.resize(rest.size() - std::strlen(tail));
+            break;
+        }
+    while (!rest.empty() && rest.back() == ' ') rest.pop_back();
+    static const std::pair<const char*, double> kScales[] = {
+        {"", 1},           {"k", 1e3},         {"thousand", 1e3}, {"m", 1e6},  {"mn", 1e6}, {"million", 1e6},
+        {"b", 1e9},        {"bn", 1e9},        {"billion", 1e9},  {"t", 1e12}, {"tn", 1e12}, {"trillion", 1e12}};
+    for (const auto& [name, scale] : kScales)
+        if (rest == name) {
+            const double tokens = x * scale;
+            if (!(tokens >= 0) || tokens > kMax) throw InputError(field, "must be between 0 and 1e18 tokens, got '" + short_text(text) + "'");
+            return tokens;
+        }
+    throw refuse();
+}
 
 Schedule find_schedule(const std::string& v) {
     if (v == "gpipe") return Schedule::GPipe;
@@ -166,7 +220,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "overlap_tp") r.assume.overlap_tp = bool_field(v, field);
         else if (key == "overlap_ep") r.assume.overlap_ep = bool_field(v, field);
         else if (key == "grad_reduce_bytes") r.assume.grad_reduce_bytes = number_field(v, field, 1, 8);
-        else if (key == "tokens") r.token_budget = number_field(v, field, 0, 1e18);
+        else if (key == "tokens") r.token_budget = tokens_field(v, field);
         else if (key == "price_per_gpu_hour") r.price_per_gpu_hour = number_field(v, field, 0, 1e6);
         else if (key == "concurrency") r.concurrency = whole_field(v, field, 1, 1'000'000);
         else if (key == "prompt_tokens") r.prompt_tokens = whole_field(v, field, 1, 100'000'000);

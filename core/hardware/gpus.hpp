@@ -47,6 +47,18 @@ struct Achieved {
 Achieved achieved(const Gpu& gpu);  // by catalog id; an id without a row gets zeros
 
 const std::vector<Gpu>& gpu_catalog();  // ordered by usable memory
+
+// What kind of accelerator a catalog GPU is (hardware/gpu_kinds.cpp): the pools a
+// recommendation is drawn from (issue 23: training from data-centre GPUs unless the user
+// chooses otherwise). Other: Gaudi and TPU, whose memory PyTorch's CUDA/ROCm accounting does not describe.
+enum class GpuKind { Consumer, Workstation, Datacenter, Apple, Other };
+GpuKind gpu_kind(const Gpu& gpu);
+const char* gpu_kind_name(GpuKind k);  // "consumer", "workstation", "datacenter", "apple", "other"
+// Where the usable figure comes from, in words: "measured (PyTorch total_memory in a published
+// log)", "as the SXM part", "marketed size (no measured figure published)", ...
+const char* usable_source(const Gpu& gpu);
+bool usable_measured(const Gpu& gpu);  // the figure was read on this GPU, not taken from the box
+bool gpu_common(const Gpu& gpu);       // one a recommendation may name (bought or rented by the hour)
 double gpu_bytes(const Gpu& gpu);      // usable capacity in bytes
 // The catalog entry with this id; throws InputError(field, ...) listing the ids.
 const Gpu& find_gpu(const std::string& id, const std::string& field);

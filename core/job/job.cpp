@@ -84,6 +84,7 @@ void read_lora_targets(const std::string& spec, Job& job) {
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
     if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
+    if (read_view_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
@@ -265,7 +266,7 @@ Job parse_job(const json& j) {
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
-                                                    serving_field_names());
+                                                    serving_field_names() + ", " + view_field_names());
     // The loss is compiled with the model unless the job or its preset says otherwise.
     if (!given("compile_loss")) job.compile_loss = job.compile;
     job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");

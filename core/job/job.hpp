@@ -11,6 +11,7 @@
 
 #include "model/config.hpp"
 #include "model/formats.hpp"
+#include "text/units.hpp"
 
 namespace vramcalc {
 
@@ -130,6 +131,8 @@ enum class Fp8 {
     TransformerEngine,  // TE fp8 linears: fp8 copies of weights (+ transposes) cached, fp8 linear inputs saved
 };
 struct Gpu;
+// The GPUs a recommendation may name (core/answers/verdict.cpp, hardware/gpus.hpp gpu_kind).
+enum class GpuPool { Auto, Datacenter, Workstation, Consumer, Any };
 
 struct Job {
     Mode mode = Mode::Inference;
@@ -275,6 +278,12 @@ struct Job {
     int64_t cache_nbits = 4;                  // QuantizedCache nbits
     int64_t cache_residual_length = 128;      // QuantizedCache residual_length (tokens kept in full precision)
     int64_t cache_q_group_size = 64;          // QuantizedCache q_group_size
+
+    // --- How the answer speaks to the user (issue 23; read in core/job/view_fields.cpp) ---
+    TextUnit units = TextUnit::GB;            // every size text: gb (10⁹ B, default), gib or mib
+    // Which GPUs a recommendation is drawn from when the user's own GPU does not hold the job
+    // (core/answers/verdict.cpp): auto = training from data-centre GPUs, inference from any.
+    GpuPool recommend_from = GpuPool::Auto;
 };
 
 // Reads a job from JSON; absent fields keep their defaults, or the preset's
@@ -334,6 +343,12 @@ std::vector<const char*> reshard_names();
 std::vector<const char*> pp_schedule_names();
 std::vector<const char*> pp_stage_names();
 std::vector<const char*> fp8_names();
+// The fields of how the answer speaks (job/view_fields.cpp): false for a key that is not one.
+bool read_view_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* view_field_names();
+const char* gpu_pool_name(GpuPool p);
+std::vector<const char*> gpu_pool_names();
+std::vector<const char*> unit_names();
 // The encoder's input length of an encoder-decoder job (encoder_seq, else seq; Whisper: its frames).
 int64_t encoder_tokens(const Job& job, const ModelConfig& c);
 

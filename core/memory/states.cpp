@@ -185,6 +185,11 @@ double optimizer_term(const Plan& p, const Layout& l, const Share& s, std::strin
     return optimizer_on_cpu(p.job) ? 0 : per_gpu;
 }
 
+double master_weights_term(const Plan& p, const Layout& l, const Share& s) {
+    if (!master_copy(p) || optimizer_on_cpu(p.job)) return 0;
+    return 4 * p.trainable * trainable_share(p, l, s, 1);
+}
+
 StepBuffers step_buffers(const Plan& p, const Layout& l, const Share& s, double optimizer_on_gpu, double offloaded_activations) {
     StepBuffers b;
     b.cpu = offloaded_activations;

@@ -20,6 +20,9 @@ double base_weights_bytes(const Plan& p, std::string* why);
 double gradients_term(const Plan& p, const Layout& l, const Share& s, std::string* why);
 // Optimizer states (+ fp32 master weights), on the GPU.
 double optimizer_term(const Plan& p, const Layout& l, const Share& s, std::string* why);
+// The fp32 master weights' part of optimizer_term on this GPU (0 without a master copy or when
+// the optimizer steps on the CPU): the answer splits "optimizer m + v" from it (issue 23).
+double master_weights_term(const Plan& p, const Layout& l, const Share& s);
 
 struct StepBuffers {
     double grads_in_forward = 0;   // gradients already live during forward (accumulation, persistent grad buffers)

@@ -52,8 +52,8 @@ void check_ep(const Plan& p, const Layout& l) {
 void fit_on_device(ServingInfo& s, double total) {
     if (s.device <= 0) return;
     s.fits = total <= s.device;
-    s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) + " per GPU" +
-                (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) : "");
+    s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) +
+                (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) + " GPUs" : " on the GPU");
 }
 
 }  // namespace
@@ -90,18 +90,27 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
         case Engine::HfGenerate: hf_terms(p, l, b, s, k, explain); return false;
         default: break;
     }
-    // Custom: one prefill of batch × seq (layers one at a time) + last-token fp32 logits, and the KV for it.
+    // Custom: one prefill chunk (layers one at a time) + last-token fp32 logits, and the KV for
+    // batch × seq. Servers prefill in chunks, not every prompt at once: at most kPrefillChunk tokens
+    // per forward pass, whole sequences while they fit, else a slice of one sequence's queries over
+    // its keys.
     const ModelConfig& c = p.m.config;
     const double bs = static_cast<double>(job.batch), sq = static_cast<double>(job.seq);
+    const double chunk = std::min(bs * sq, kPrefillChunk);
+    const double rows = chunk >= sq ? std::floor(chunk / sq) : 1, queries = chunk >= sq ? sq : chunk;
     // Two hidden-size streams (residual + normed input) as the seed example counts them.
-    const double work = layer_working_set(p, bs * sq, l.tp, 2), scores = eager_scores(p, bs, sq, sq, l.tp, p.compute.bits / 8 + 4);
+    const double work = layer_working_set(p, chunk, l.tp, 2), scores = eager_scores(p, rows, queries, sq, l.tp, p.compute.bits / 8 + 4);
     const double V = static_cast<double>(need_dim(c.vocab, "vocab_size", "the logits"));
     const double logits = 4 * bs * V / static_cast<double>(l.tp);
     b.bytes[kActivations] = work + scores + logits;
     b.bytes[kKvCache] = kv_for_batch(p, k, job.seq, job.batch);
     s.kv_needed = b.bytes[kKvCache];
     if (explain) {
-        b.why[kActivations] = "one layer live during prefill: b·s·(2h + 3·I" + std::string(l.tp > 1 ? "/TP" : "") + ") = " +
+        b.why[kActivations] = "one layer live during prefill" +
+                              (chunk < bs * sq ? " of one chunk of " + count_text(static_cast<int64_t>(chunk)) +
+                                                     " tokens (servers prefill in chunks, not every prompt at once)"
+                                               : std::string()) +
+                              ": t·(2h + 3·I" + std::string(l.tp > 1 ? "/TP" : "") + ") = " +
                               gb_text(work) + (scores > 0 ? " + attention scores b·a·s² " + gb_text(scores) : " (no s² scores)") +
                               " + last-token fp32 logits " + gb_text(logits);
         b.why[kKvCache] = kv_why(p, k, b.bytes[kKvCache]);

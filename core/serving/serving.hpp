@@ -19,6 +19,12 @@ namespace vramcalc {
 // true when the engine set the overhead itself.
 bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, bool explain);
 
+// Without an engine, a prefill runs at most this many tokens at once (the engine-less default of
+// one prefill chunk): SGLang's chunked_prefill_size under 160 GiB (srt/server_args.py, v0.5.2)
+// and vLLM V1's max_num_batched_tokens for the LLM class below 70 GiB (engine/arg_utils.py),
+// both 8,192. Jobs of fewer tokens than this prefill whole, as before.
+constexpr double kPrefillChunk = 8192;
+
 // Device memory of one GPU for the job (device_gib, else the chosen GPU), 0 if none.
 double device_bytes(const Job& job);
 

@@ -47,7 +47,7 @@ int64_t graph_batches(const Job& job, const Layout& l, double device, int64_t& l
 void sglang_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, const KvCost& k, bool explain) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
-    if (s.device <= 0) throw InputError("job.gpu", "SGLang sizes its KV pool from the device memory: choose a GPU or give device_gib");
+    if (s.device <= 0) throw InputError("job.gpu", "SGLang sizes its KV pool from the GPU's memory: choose your GPU, or give its memory");
     const double frac = sglang_fraction(job, l);
     const double context = job.overhead_gb * kBytesPerGB + (l.tp > 1 && nvls_gpu(job) ? job.comm_buffers_gb * kBytesPerGB : 0);
     const double total = s.device - context;

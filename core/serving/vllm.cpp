@@ -64,7 +64,7 @@ double mxfp4_padding_bytes(const Plan& p, const Layout& l) {
 void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, const KvCost& k, bool explain) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
-    if (s.device <= 0) throw InputError("job.gpu", "vLLM sizes its KV pool from the device memory: choose a GPU or give device_gib");
+    if (s.device <= 0) throw InputError("job.gpu", "vLLM sizes its KV pool from the GPU's memory: choose your GPU, or give its memory");
     const VllmSetup v = vllm_setup(p, s.device);
     s.max_model_len = v.max_model_len;
     s.profile_tokens = v.tokens;

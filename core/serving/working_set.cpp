@@ -8,8 +8,8 @@
 
 namespace vramcalc {
 
-std::string gib_text(double bytes) { return printf_text("%.2f GiB", bytes / kGiB); }
-std::string mib_text(double bytes) { return printf_text("%.2f MiB", bytes / kMiB); }
+std::string gib_text(double bytes) { return gb_text(bytes); }
+std::string mib_text(double bytes) { return gb_text(bytes); }
 
 int64_t need_dim(int64_t value, const char* field, const char* use) { return require_dimension(value, field, use); }
 

@@ -14,8 +14,10 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 inline std::string count_text(int64_t n) { return std::to_string(n); }
-std::string gib_text(double bytes);  // "1.23 GiB"
-std::string mib_text(double bytes);  // "672.01 MiB"
+// The engines' own figures (vLLM logs GiB, llama.cpp MiB) in the job's unit like every other
+// text (text/units.hpp): "1.32 GB" by default, "1.23 GiB" or "1259.52 MiB" when asked.
+std::string gib_text(double bytes);
+std::string mib_text(double bytes);
 // A positive model dimension, or InputError("config.<field>") naming what needs it.
 int64_t need_dim(int64_t value, const char* field, const char* use);
 

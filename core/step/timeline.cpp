@@ -214,9 +214,8 @@ Step step_on(const Plan& p, const Layout& l, const Share& sh, bool explain) {
     s.device = s.reserved + p.job.overhead_gb * kBytesPerGB + paged;
     if (!trains(p.job) && s.serving.device > 0) {
         s.serving.fits = b.total() <= s.serving.device;
-        s.serving.verdict = std::string(s.serving.fits ? "fits" : "does not fit") + ": " +
-                            printf_text("%.2f GiB", b.total() / (1024.0 * 1024.0 * 1024.0)) + " of " +
-                            printf_text("%.2f GiB", s.serving.device / (1024.0 * 1024.0 * 1024.0)) + " per GPU";
+        s.serving.verdict = std::string(s.serving.fits ? "fits" : "does not fit") + ": " + gb_text(b.total()) + " of " +
+                            gb_text(s.serving.device) + (p.job.gpus > 1 ? " on each of the " + count(p.job.gpus) + " GPUs" : "");
     }
     return s;
 }

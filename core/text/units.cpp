@@ -31,20 +31,43 @@ std::string fixed_text(double value, int decimals) {
     return std::string(buf, p);
 }
 
-std::string gb_text(double bytes) {
-    const double gb = bytes / kBytesPerGB;
-    return gb >= 1000 ? fixed_text(gb / 1000, 2) + " TB" : fixed_text(gb, 2) + " GB";
+namespace {
+thread_local TextUnit current_unit = TextUnit::GB;
+}  // namespace
+
+TextUnit text_unit() { return current_unit; }
+UnitScope::UnitScope(TextUnit u) : saved_(current_unit) { current_unit = u; }
+UnitScope::~UnitScope() { current_unit = saved_; }
+
+const char* unit_name(TextUnit u) { return u == TextUnit::GiB ? "gib" : u == TextUnit::MiB ? "mib" : "gb"; }
+const char* unit_symbol(TextUnit u) { return u == TextUnit::GiB ? "GiB" : u == TextUnit::MiB ? "MiB" : "GB"; }
+double unit_bytes(TextUnit u) { return u == TextUnit::GiB ? 1073741824.0 : u == TextUnit::MiB ? 1048576.0 : kBytesPerGB; }
+bool unit_named(const std::string& name, TextUnit& u) {
+    for (TextUnit x : {TextUnit::GB, TextUnit::GiB, TextUnit::MiB})
+        if (name == unit_name(x)) return u = x, true;
+    return false;
 }
+
+// GB past 1000 reads TB and GiB past 1024 TiB; MiB stays MiB, as llama.cpp logs it.
+std::string gb_text(double bytes) {
+    const TextUnit u = current_unit;
+    const double x = bytes / unit_bytes(u);
+    if (u == TextUnit::GB && x >= 1000) return fixed_text(x / 1000, 2) + " TB";
+    if (u == TextUnit::GiB && x >= 1024) return fixed_text(x / 1024, 2) + " TiB";
+    return fixed_text(x, 2) + " " + unit_symbol(u);
+}
+
+std::string size_number(double bytes) { return fixed_text(bytes / unit_bytes(current_unit), 2); }
 
 std::string params_text(double params) {
     return params >= 1e9 ? fixed_text(params / 1e9, 2) + " B" : fixed_text(params / 1e6, 1) + " M";
 }
 
 std::string capacity_text(double bytes) {
-    // Whole GiB as marketed ("24 GiB"), else the usable figure to two decimals ("79.11 GiB").
-    const double gib = bytes / (1024.0 * 1024.0 * 1024.0);
-    const std::string g = gib == std::floor(gib) ? std::to_string(std::llround(gib)) : fixed_text(gib, 2);
-    return g + " GiB (" + gb_text(bytes) + ")";
+    // Whole numbers as marketed ("24 GiB" under GiB), else two decimals ("79.11 GiB", "84.94 GB").
+    const double x = bytes / unit_bytes(current_unit);
+    if (x == std::floor(x) && x < 1000) return std::to_string(std::llround(x)) + " " + unit_symbol(current_unit);
+    return gb_text(bytes);
 }
 
 // Concurrency as vLLM logs it ("%.2fx"), but cut, not rounded, to two decimals: a pool of 0.996

@@ -32,7 +32,7 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
     // one area per term that is non-zero at some point; full training has no KV cache
     assert.ok(terms.includes('weights') && terms.includes('optimizer') && terms.includes('activations'), terms.join());
     assert.ok(!terms.includes('kv_cache'));
-    assert.match(await page.locator(`#${id} .capacity-label`).textContent(), /^H100 80GB · 79\.11 GiB \(84\.94 GB\)$/);
+    assert.match(await page.locator(`#${id} .capacity-label`).textContent(), /^H100 80GB · 84\.94 GB$/);
   }
   // the point at the job's own batch carries the same total as the breakdown
   assert.ok(await page.locator('#chart-batch circle title', { hasText: `batch 2: ${await text(page, '#total')}` }).count() === 1);
@@ -42,7 +42,7 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
   await page.fill('#custom_gpu_gib', '20');
   await settled(page);
   await waitForState(page, 'custom_gpu_gib', '20');
-  assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 20 GiB/ }).count(), 1);
+  assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 21\.47 GB/ }).count(), 1);
   const again = await openCalculator(env.context, page.url());
   assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
   assert.equal(await again.locator('#chart-batch .capacity-label', { hasText: /^Your GPU/ }).count(), 1);
@@ -53,7 +53,8 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   const cell = (dtype, mode) => text(page, `#matrix tr[data-dtype=${dtype}] td[data-mode=${mode}]`);
   assert.equal(await cell('bf16', 'inference'), native(['--model', 'qwen2.5-7b', '--seq', '2048']).total_text);
   assert.equal(await cell('fp32', 'train'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'train', '--dtype', 'fp32']).total_text);
-  assert.equal(await cell('nf4', 'qlora'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'qlora', '--dtype', 'nf4']).total_text);
+  // the matrix holds the job's checkpointing (none) in every column (core/api/sweep.cpp matrix_json)
+  assert.equal(await cell('nf4', 'qlora'), native(['--model', 'qwen2.5-7b', '--seq', '2048', '--mode', 'qlora', '--dtype', 'nf4', '--checkpointing', 'none']).total_text);
   assert.equal(await cell('q4_k_m', 'train'), '—');  // refused, with the reason as its title
   assert.match(await page.getAttribute('#matrix tr[data-dtype=q4_k_m] td[data-mode=train]', 'title'), /^job\.dtype: /);
   assert.equal(await page.getAttribute('#matrix tr[data-dtype=bf16] td[data-mode=inference]', 'aria-current'), 'true');

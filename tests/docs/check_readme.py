@@ -137,7 +137,7 @@ def report(cli, *args):
         m = re.search(r", device (\d+\.\d\d [GT]B)\.$", line)
         if m:
             device = m.group(1)
-        m = re.match(r"^  (.+?)\s+\d+(?:\.\d+)? GiB \([\d.]+ GB\)\s+(fits|no)\s+(.+)$", line)
+        m = re.match(r"^  (.+?)\s+\d+(?:\.\d+)? (?:GB|TB|GiB|TiB)\s+(fits|no)\s+(.+)$", line)
         if m:
             fits[m.group(1)] = m.group(3)
     if total is None or ratio is None or not terms:

@@ -1,0 +1,129 @@
+#include "text/field_labels.hpp"
+
+#include <cctype>
+#include <cstring>
+
+namespace vramcalc {
+namespace {
+
+struct Label {
+    const char* field;
+    const char* label;
+};
+
+// The job's fields as the page's form names them (web/index.html labels), the cluster's as
+// its planner does, then the other inputs. Fields without a row read as their key in words.
+const Label kLabels[] = {
+    {"job.mode", "Mode"},
+    {"job.framework", "Training framework"},
+    {"job.dtype", "Weights"},
+    {"job.precision", "Precision"},
+    {"job.master_weights", "fp32 master weights"},
+    {"job.optimizer", "Optimizer"},
+    {"job.optimizer_dtype", "Optimizer-state dtype"},
+    {"job.batch", "Batch (per GPU)"},
+    {"job.seq", "Sequence length"},
+    {"job.encoder_seq", "Encoder input length"},
+    {"job.grad_accum", "Gradient accumulation"},
+    {"job.checkpointing", "Gradient checkpointing"},
+    {"job.attention", "Attention kernel"},
+    {"job.flash_attention", "FlashAttention"},
+    {"job.kv_dtype", "KV cache format"},
+    {"job.lora_rank", "LoRA rank"},
+    {"job.lora_targets", "LoRA targets"},
+    {"job.lora_dropout", "LoRA dropout"},
+    {"job.adapter_dtype", "Adapter dtype"},
+    {"job.loss", "Loss"},
+    {"job.gpus", "GPUs"},
+    {"job.tp", "Tensor parallel (TP)"},
+    {"job.pp", "Pipeline stages (PP)"},
+    {"job.cp", "Context parallel (CP)"},
+    {"job.ep", "Expert parallel (EP)"},
+    {"job.zero", "ZeRO / FSDP"},
+    {"job.report", "Memory reported"},
+    {"job.overhead_gb", "CUDA context and framework"},
+    {"job.fragmentation", "Allocator fragmentation"},
+    {"job.engine", "Serving engine"},
+    {"job.gpu", "Your GPU"},
+    {"job.device_gib", "Your GPU's memory"},
+    {"job.device_gb", "Your GPU's memory"},
+    {"job.units", "Units"},
+    {"job.recommend_from", "Recommended GPUs"},
+    {"job.gpu_memory_utilization", "GPU memory utilization (vLLM)"},
+    {"job.mem_fraction_static", "Static memory fraction (SGLang)"},
+    {"job.max_model_len", "Max model length"},
+    {"job.max_num_seqs", "Max sequences (vLLM)"},
+    {"job.max_num_batched_tokens", "Max batched tokens"},
+    {"job.n_gpu_layers", "GPU layers (-ngl)"},
+    {"job.n_ubatch", "Micro-batch (n_ubatch)"},
+    {"job.new_tokens", "Tokens generated"},
+    {"job.split_mode", "Split mode (-sm)"},
+    {"job.tensor_split", "Tensor split (-ts)"},
+    {"job.main_gpu", "Main GPU (-mg)"},
+    {"job.vllm_version", "vLLM version"},
+    {"job.head", "Model head"},
+    {"job.num_labels", "Labels"},
+    {"job.offload_optimizer", "Optimizer states on the CPU"},
+    {"job.offload_params", "Parameters on the CPU"},
+    {"job.shard_degree", "Sharding degree"},
+    {"job", "Job"},
+    {"cluster.gpu", "Cluster GPU"},
+    {"cluster.gpus", "Cluster GPUs"},
+    {"cluster.fabric", "Network"},
+    {"cluster.tokens", "Training tokens"},
+    {"cluster.price_per_gpu_hour", "Price per GPU-hour"},
+    {"cluster.global_batch", "Global batch"},
+    {"cluster.concurrency", "Concurrent requests"},
+    {"cluster.prompt_tokens", "Prompt tokens"},
+    {"cluster.output_tokens", "Output tokens"},
+    {"cluster.layout", "Parallel layout"},
+    {"cluster.matmul_dtype", "Matmul precision"},
+    {"cluster.compute_efficiency", "Compute efficiency"},
+    {"cluster", "Cluster"},
+    {"model", "Model"},
+    {"config", "config.json"},
+    {"checkpoint", "Checkpoint"},
+    {"question", "Question"},
+    {"sweep.axis", "Chart axis"},
+    {"sweep.values", "Chart values"},
+    {"search.query", "Search"},
+    {"intent", "Intent"},
+    {"models.json", "Model catalog"},
+    {"arguments", "Arguments"},
+    {"internal", "Internal error"},
+};
+
+// "optimizer_dtype" → "Optimizer dtype".
+std::string in_words(const std::string& key) {
+    std::string out = key;
+    for (char& c : out)
+        if (c == '_' || c == '.') c = ' ';
+    if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+    return out;
+}
+
+}  // namespace
+
+std::string field_label(const std::string& field) {
+    for (const Label& l : kLabels)
+        if (field == l.field) return l.label;
+    // A part of a field with a row ("job.tensor_split[2]", "cluster.layout.tp") reads as that row.
+    for (const Label& l : kLabels) {
+        const size_t n = std::strlen(l.field);
+        if (field.size() > n && field.compare(0, n, l.field) == 0 && (field[n] == '.' || field[n] == '['))
+            return std::string(l.label) + (std::strcmp(l.field, "config") == 0 || std::strcmp(l.field, "checkpoint") == 0
+                                               ? " " + field.substr(n + 1)
+                                               : "");
+    }
+    for (const char* prefix : {"job.", "cluster."})
+        if (field.rfind(prefix, 0) == 0) return in_words(field.substr(std::strlen(prefix)));
+    return in_words(field);
+}
+
+std::string labelled_message(const std::string& field, const std::string& message) {
+    const std::string lead = field + ": ";
+    const std::string rest = message.rfind(lead, 0) == 0 ? message.substr(lead.size()) : message;
+    return field_label(field) + ": " + rest;
+}
+
+}  // namespace vramcalc
