@@ -24,8 +24,12 @@ struct Breakdown {
     double total() const { return sum_of(bytes); }
 };
 
+// The moments of a training step, in order; `key` below is the kind's name for the JSON.
+enum class PhaseKind { Forward, LossBackward, Backward, Optimizer };
+
 // One moment of a training step and the bytes live then, by term (no overhead).
 struct Phase {
+    PhaseKind kind = PhaseKind::Forward;
     const char* key = "";
     const char* label = "";
     std::array<double, kTermCount> bytes{};

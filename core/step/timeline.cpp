@@ -52,8 +52,9 @@ double overhead_term(const Job& job, double allocated, double cached_load, const
 }
 
 // The next phase of `t`, named (its bytes start at zero: `t` is a fresh Step's).
-Phase& phase(Timeline& t, const char* key, const char* label) {
+Phase& phase(Timeline& t, PhaseKind kind, const char* key, const char* label) {
     Phase& p = t.phases[t.count++];
+    p.kind = kind;
     p.key = key;
     p.label = label;
     return p;
@@ -72,7 +73,7 @@ void training_timeline(const Plan& p, const Share& s, const ModelActivations& a,
     const double pinned = sb.dequantized + c.stage_unsharded + c.bucket + c.persistent;
     const double accumulated = c.accumulated;  // unsharded gradients of the micro-batches done
 
-    Phase& fwd = phase(t, "forward", "End of forward (loss computed)");
+    Phase& fwd = phase(t, PhaseKind::Forward, "forward", "End of forward (loss computed)");
     fwd.bytes[kWeights] = W;
     fwd.bytes[kGradients] = sb.grads_in_forward + accumulated;
     fwd.bytes[kOptimizer] = O;
@@ -80,7 +81,7 @@ void training_timeline(const Plan& p, const Share& s, const ModelActivations& a,
     fwd.bytes[kLogits] = loss.forward_peak;
     fwd.bytes[kBuffers] = pinned + c.forward + c.head_kept + sb.autocast_copies + std::max(c.ring_forward, c.dispatch);
 
-    Phase& lbw = phase(t, "loss_backward", "Loss backward");
+    Phase& lbw = phase(t, PhaseKind::LossBackward, "loss_backward", "Loss backward");
     lbw.bytes = fwd.bytes;
     lbw.bytes[kLogits] = loss.backward_peak;
     // the blocks' gathers and attention are done; the head's backward runs
@@ -91,7 +92,7 @@ void training_timeline(const Plan& p, const Share& s, const ModelActivations& a,
     // Layer by layer, saved activations are freed while gradients appear: the
     // live sum is largest at one end, the first block (all activations) or
     // the last (all gradients).
-    Phase& bw = phase(t, "backward", "Backward through the layers");
+    Phase& bw = phase(t, PhaseKind::Backward, "backward", "Backward through the layers");
     const double first = early_grads + a.blocks + sb.autocast_copies;
     const double last = sb.grads_at_end + accumulated + a.blocks / layers;
     bw.bytes[kWeights] = W;
@@ -101,7 +102,7 @@ void training_timeline(const Plan& p, const Share& s, const ModelActivations& a,
     bw.bytes[kBuffers] = pinned + c.backward + std::max(c.ring_backward, c.dispatch) + (first >= last ? sb.autocast_copies : 0);
 
     if (!p.job.optimizer_in_backward) {
-        Phase& step = phase(t, "optimizer", "Optimizer step");
+        Phase& step = phase(t, PhaseKind::Optimizer, "optimizer", "Optimizer step");
         step.bytes[kWeights] = W;
         step.bytes[kOptimizer] = O;
         step.bytes[kGradients] = sb.grads_at_end;
@@ -186,8 +187,10 @@ Step step_on(const Plan& p, const Layout& l, const Share& sh, bool explain) {
         s.cpu = sb.cpu;
         // The communication streams' pools stay reserved beyond what is live of them at the peak.
         const int at = s.timeline.peak;
-        const std::string peak_key = s.timeline.phases[at].key;
-        const double comm_live = peak_key == "backward" ? sb.comm.backward : peak_key == "optimizer" ? 0 : sb.comm.forward;
+        const PhaseKind peak_kind = s.timeline.phases[at].kind;
+        const double comm_live = peak_kind == PhaseKind::Backward    ? sb.comm.backward
+                                 : peak_kind == PhaseKind::Optimizer ? 0
+                                                                     : sb.comm.forward;
         cached = sb.cached_load + std::max(0.0, sb.comm.side_pools - comm_live);
         s.saved = a.blocks + a.offloaded + loss.saved;
         // After the optimizer step: what stays allocated until the next step's forward.
