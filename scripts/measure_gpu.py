@@ -9,7 +9,11 @@ Never run in CI: it needs a CUDA GPU, transformers and peft. The figures it
 wrote are committed as measured rows (tests/validation/gpu_measured.json via
 scripts/make_gpu_rows.py).
 
-usage: scripts/measure_gpu.py OUT.json [case-id ...]"""
+Training cases also record each step's GPU wall time (CUDA events) and, with MEASURE_PROFILE=1,
+the last step's CUDA kernel time by kind (GEMM, attention, optimizer, loss, other) from
+torch.profiler: a real step's per-op split, for checking the cluster planner's roofline.
+
+usage: [MEASURE_STEPS=3] [MEASURE_PROFILE=1] scripts/measure_gpu.py OUT.json [case-id ...]"""
 import gc, json, os, platform, sys, time
 
 import torch
@@ -85,6 +89,20 @@ def build(model_id, auto_cls, dtype, attn="sdpa"):
     return model, cfg
 
 
+def kernel_kinds(prof):
+    """CUDA kernel time of one profiled step, grouped by what the kernel's name says it is."""
+    kinds = {"gemm": ("gemm", "cutlass", "sm90_xmma", "nvjet", "cublas"), "attention": ("flash", "fmha", "attention"),
+             "optimizer": ("adam", "multi_tensor"), "loss": ("cross_entropy", "log_softmax", "nll_loss")}
+    out = {}
+    for e in prof.key_averages():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        name = e.key.lower()
+        kind = next((k for k, words in kinds.items() if any(w in name for w in words)), "other")
+        out[kind] = out.get(kind, 0.0) + e.device_time_total / 1e6
+    return {k: round(v, 6) for k, v in sorted(out.items())}
+
+
 def fresh():
     gc.collect()
     torch.cuda.synchronize()
@@ -124,7 +142,17 @@ def run_train(case_id, model_id, recipe, s):
     amp = dtype_of(s.get("amp_dtype", "bf16"))
     scaler = torch.amp.GradScaler("cuda") if s.get("amp_dtype") == "fp16" else None
     b, n = s["batch"], s["seq"]
-    for _ in range(3):
+    steps = int(os.environ.get("MEASURE_STEPS", "3"))
+    times = []
+    prof = None
+    for i in range(steps):
+        if i == steps - 1 and os.environ.get("MEASURE_PROFILE"):
+            # The last step under torch.profiler: CUDA kernel time by kind, the per-op split of a real step
+            # that the cluster planner's roofline (core/cluster/step_ops.cpp) is to be checked against.
+            prof = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+            prof.__enter__()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
         ids = tokens(cfg, b, n)
         kw = {"input_ids": ids, "labels": ids}
         if recipe == "train_s2s":
@@ -140,11 +168,23 @@ def run_train(case_id, model_id, recipe, s):
         else:
             loss.backward(); opt.step()
         opt.zero_grad(set_to_none=True)
+        end.record()
         del loss, kw, ids
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1000)
+    if prof is not None:
+        prof.__exit__(None, None, None)
     torch.cuda.synchronize()
     after = torch.cuda.memory_allocated() - base
     out = dict(weights_allocated=weights, after_step_allocated=after, trainable_params=trainable,
-               params=sum(p.numel() for p in model.parameters()))
+               params=sum(p.numel() for p in model.parameters()),
+               # Step times after the first (which allocates the optimizer states): wall time on the GPU.
+               step_seconds=[round(t, 5) for t in times], tokens_per_step=b * n)
+    if prof is not None:
+        try:
+            out["kernel_seconds_by_kind"] = kernel_kinds(prof)
+        except Exception as e:  # the memory figures matter more than the profile
+            out["kernel_seconds_by_kind"] = {"error": f"{type(e).__name__}: {e}"[:200]}
     del opt, model, params
     return out
 
