@@ -98,5 +98,34 @@ expect "duplicate key" 2 "^vramcalc: error: job\.mode: given twice in one object
 expect "params with array config" 2 "^vramcalc: error: config: must be a JSON object" -- --params 7e9 --config "$tmp/array.json"
 expect "models.json wrong type" 2 "^vramcalc: error: models\[0\]\.hf_id: must be a string, got 5$" -- --models "$tmp/models-bad.json" --model a
 
+# One table of values given as text (tests/fixtures/text-values.json), as flags: the same table runs
+# through the wasm (tests/wasm/values.test.mjs) and the widget's attributes (tests/browser/values.test.mjs).
+if python3 - "$cli" "$fixtures/text-values.json" <<'PY'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: text-values table"; fi
+import json, subprocess, sys
+cli, table = sys.argv[1], json.load(open(sys.argv[2]))
+bad = 0
+def run(flags):
+    r = subprocess.run([cli, '--json'] + flags, capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr.strip()
+for case in table['cases']:
+    rc, out, err = run(['--' + case['field'].replace('_', '-'), case['text']])
+    if 'error' in case:
+        ok = rc == 2 and err == 'vramcalc: error: ' + case['error']
+    else:
+        ok = rc == 0 and json.loads(out)['job'][case['field']] == case['value']
+    if not ok:
+        bad += 1
+        print(f"  text-values: --{case['field']} {case['text']!r}: exit {rc}, {err or out[:80]!r}")
+for case in table['twice']:
+    rc, out, err = run([a for name, text in case['fields'] for a in ('--' + name, text)])
+    want = case['error']
+    for name, _ in case['fields']:
+        want = want.replace('{' + name + '}', '--' + name, 1)
+    if rc != 2 or err != 'vramcalc: error: ' + want:
+        bad += 1
+        print(f"  text-values: {case['fields']}: exit {rc}, {err!r}")
+sys.exit(1 if bad else 0)
+PY
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

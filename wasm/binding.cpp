@@ -4,6 +4,7 @@
 #include <emscripten/val.h>
 
 #include "api/api.hpp"
+#include "api/job_text.hpp"
 #include "api/sweep.hpp"
 
 namespace {
@@ -48,4 +49,8 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("sweepView", &sweep_view);
     emscripten::function("matrix", &vramcalc::matrix_json);
     emscripten::function("ticks", &vramcalc::ticks_json);
+    // The one value parser for text (URL parameters, form fields, widget attributes): core/api/job_text.hpp.
+    emscripten::function("jobFromText", &vramcalc::job_text_request);
+    emscripten::function("clusterFromText", &vramcalc::cluster_text_request);
+    emscripten::function("valueFromText", &vramcalc::value_text_request);
 }

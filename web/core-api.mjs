@@ -75,5 +75,19 @@ export function coreApi(core, kept = null) {
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
     },
+    // Job fields given as text ([[name, text], ...]; source 'url', 'attribute' or 'flag'), read by the
+    // core's one value parser: { ok, job } or an error naming the field (a field given twice names both spellings).
+    jobFromText(fields, source) {
+      return JSON.parse(core.jobFromText(JSON.stringify(fields), source));
+    },
+    // The cluster planner's fields the same way: { ok, cluster }.
+    clusterFromText(fields, source) {
+      return JSON.parse(core.clusterFromText(JSON.stringify(fields), source));
+    },
+    // One value as text, by its field's kind ('number' | 'boolean' | 'text'): { ok, value }; a text that breaks
+    // the rule comes back as text, so the core names the field when it reads the job.
+    valueFromText(text, kind, bareIsTrue = false) {
+      return JSON.parse(core.valueFromText(text, kind, bareIsTrue));
+    },
   };
 }

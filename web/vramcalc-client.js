@@ -74,32 +74,27 @@ export function loadModels() {
   return modelsPromise;
 }
 
-// A form, URL or attribute value as the core expects it: numbers as numbers,
-// flags as booleans, anything else exactly as typed, so the core names the
-// field ("job.flash_attention: must be true or false, got \"yes\"").
-// Flags accept true/false only; `presentMeansTrue` adds a bare attribute
-// (<vram-calc flash-attention>) meaning true.
-// A decimal number as the CLI reads one (7e9, -4, .5), or null: not 0x10, 0b1,
-// padded text or 1e999, which Number() would take or turn into Infinity.
-export function decimalNumber(text) {
-  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : null;
+// A form, URL or attribute value as the core expects it, read by the core's one value parser
+// (core/text/values.hpp; the CLI's flags take the same path): numbers, booleans and text by the
+// field's kind (here its default's type). A value that breaks the rule comes back as typed, so the
+// core names the field ("job.flash_attention: must be true or false, got \"yes\""); a checkbox's
+// boolean passes as is. `presentMeansTrue` adds a bare attribute (<vram-calc flash-attention>)
+// meaning true.
+export function jobValue(raw, defaultValue, presentMeansTrue = false) {
+  if (typeof raw === 'boolean' || !api) return raw;
+  const kind = typeof defaultValue === 'boolean' ? 'boolean' : typeof defaultValue === 'number' ? 'number' : 'text';
+  const answer = api.valueFromText(String(raw), kind, presentMeansTrue);
+  return answer.ok ? answer.value : raw;
 }
 
-export function jobValue(raw, defaultValue, presentMeansTrue = false) {
-  if (typeof defaultValue === 'boolean') {
-    if (raw === true || raw === false) return raw;
-    if (raw === 'true') return true;
-    if (raw === 'false') return false;
-    if (presentMeansTrue && raw === '') return true;
-    return raw;
-  }
-  if (typeof defaultValue === 'number') {
-    // Decimal numbers as the CLI reads them (7e9, -4, .5); not 0x10, 0b1 or padded text,
-    // which Number() would take: those go to the core as typed and come back as a named error.
-    const number = decimalNumber(String(raw));
-    return number ?? raw;
-  }
-  return raw;
+// Fields given as text ([[name, text], ...]; source 'url' or 'attribute') as the core reads them:
+// { ok, job } or { ok, cluster }, or an error naming the field (a field given twice, as kv_dtype
+// and kv-dtype, names both spellings).
+export function jobFromText(fields, source) {
+  return call('job', (a) => a.jobFromText(fields, source));
+}
+export function clusterFromText(fields, source) {
+  return call('cluster', (a) => a.clusterFromText(fields, source));
 }
 
 export function estimate(configText, job) {

@@ -5,7 +5,7 @@
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
 // strict CSP (style-src 'self') is enough.
-import { loadCore, loadModels, estimate, fitSummary, jobValue, modeTitle } from './vramcalc-client.js';
+import { loadCore, loadModels, estimate, fitSummary, jobFromText, modeTitle } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows } from './render.js';
 
 const base = new URL('./', import.meta.url);
@@ -42,13 +42,17 @@ class VramCalc extends HTMLElement {
   connectedCallback() { this.update(); }
   attributeChangedCallback() { if (this.isConnected) this.update(); }
 
+  // The job from the attributes, read by the core's one value parser (core/api/job_text.hpp): a
+  // field given as both kv-dtype and kv_dtype is an error naming both.
   job() {
-    const job = {};
+    const fields = [];
     for (const key of jobKeys) {
-      const value = this.getAttribute(attributeName(key)) ?? this.getAttribute(key);
-      if (value !== null) job[key] = jobValue(value, defaults[key], true);
+      for (const name of new Set([attributeName(key), key])) {
+        const value = this.getAttribute(name);
+        if (value !== null) fields.push([name, value]);
+      }
     }
-    return job;
+    return jobFromText(fields, 'attribute');
   }
 
   async update() {
@@ -59,8 +63,10 @@ class VramCalc extends HTMLElement {
     const [{ models, error: catalogError }] = await Promise.all([catalog, loadCore()]);
     const id = this.getAttribute('model') || 'llama-3-8b';
     const model = models.find((m) => m.id === id);
-    const job = this.job();
+    const read = this.job();
+    const job = read.ok ? read.job : {};
     const result = catalogError ? { ok: false, error: { message: catalogError.message } }
+      : !read.ok ? read
       : model ? estimate(JSON.stringify(model.config), job)
         : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
     const query = new URLSearchParams({ model: id, ...job });

@@ -207,7 +207,7 @@ int64_t block_of(const std::string& name) {
 
 // Where a GGUF's bytes sit: per block (llama.cpp offloads whole blocks with
 // -ngl), the token embedding (kept in host memory) and the rest (output).
-void place_gguf(ExactWeights& x, const CheckpointInfo& info, int64_t layers) {
+void place_gguf(LayerBytes& x, const CheckpointInfo& info, int64_t layers) {
     if (layers <= 0) return;
     x.layer.assign(static_cast<size_t>(layers), 0.0);
     x.experts.assign(static_cast<size_t>(layers), 0.0);
@@ -235,8 +235,8 @@ void place_gguf(ExactWeights& x, const CheckpointInfo& info, int64_t layers) {
 void attach_checkpoint(Model& model, const CheckpointInfo& info) {
     if (info.weight_bytes <= 0) throw InputError("checkpoint", "holds no tensor data: nothing to size the weights with");
     ExactWeights x{static_cast<double>(info.weight_bytes), checkpoint_source(info),
-                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}, {}, 0, 0, {}};
-    if (info.format == "gguf") place_gguf(x, info, model.config.layers);
+                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}};
+    if (info.format == "gguf") place_gguf(x.placed, info, model.config.layers);
     model.exact = std::move(x);
 }
 

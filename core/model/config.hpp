@@ -2,6 +2,7 @@
 // Model metadata read from a Hugging Face config.json (or an explicit
 // parameter count). Only the fields that decide parameter count, KV cache and
 // activation size are kept.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -224,6 +225,14 @@ struct ModelConfig {
     bool fp32_router = false;         // router and expert combine in fp32 copies (deepseek_v3)
     int64_t attention_layers() const; // layers whose mixer is an attention kind
     int64_t recurrent_layers() const; // layers whose mixer is LinearAttention or Mamba
+    // kv_kind_count and attention_layers, counted once when the config is read (count_layer_kinds,
+    // called by parse_config and after set_head re-kinds the layers): the answers ask them on every
+    // step of a search, and a walk over 10,000 layers each time made a deep config's answers slow.
+    // Used while kv_kinds and layer_kinds keep the sizes they were counted at; else counted again.
+    void count_layer_kinds();
+    int64_t kv_counts[6] = {};
+    int64_t attention_count = 0;
+    size_t counted_kv = SIZE_MAX, counted_kinds = SIZE_MAX;
 
     VisionTower vision;               // multimodal checkpoints: vision encoder + projector
     WeightQuant quant;                // quantization_config (empty when the checkpoint is unquantized)

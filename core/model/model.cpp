@@ -4,7 +4,13 @@
 
 namespace vramcalc {
 
-Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config), {}}; }
+double LayerBytes::total() const {
+    double t = output + token_embd;
+    for (double b : layer) t += b;
+    return t;
+}
+
+Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config), {}, {}}; }
 
 std::shared_ptr<const Model> with_head(const Model& m, Head head, int64_t labels, const char* field) {
     if (head == m.config.head && (labels <= 0 || labels == m.config.num_labels)) return nullptr;

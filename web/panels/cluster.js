@@ -6,7 +6,7 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
-import { decimalNumber } from '../vramcalc-client.js';
+import { clusterFromText } from '../vramcalc-client.js';
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -176,13 +176,10 @@ export function mount(root, { hardware, fields, onChange }) {
     sync() {
       for (const [key, input] of Object.entries(inputs)) input.value = fields[key] ?? '';
     },
-    // The fields as the core takes them: numbers where they read as numbers.
+    // The fields as the core takes them, read by its one value parser (core/api/job_text.hpp).
     request() {
-      const r = {};
-      for (const [key, value] of Object.entries(fields)) {
-        r[key] = decimalNumber(value) ?? value;
-      }
-      return r;
+      const answer = clusterFromText(Object.entries(fields).map(([key, value]) => [key, String(value)]), 'url');
+      return answer.ok ? answer.cluster : { ...fields };
     },
     render(answer) {
       for (const input of Object.values(inputs)) {
