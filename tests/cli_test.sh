@@ -71,7 +71,8 @@ expect "whole numbers quoted as typed" 2 '^vramcalc: error: job\.batch: must be 
 expect "int64 max quoted as typed" 2 'got 9223372036854775807$' -- --batch 9223372036854775807
 expect "solve error names its field once" 2 '^vramcalc: error: question: must be one of' -- --solve bogus --gpu h100
 expect "checkpoint header: exact weights" 0 'Weights +16\.06 +16060522496 bytes, exact from the safetensors index' -- --checkpoint "$fixtures/llama-3-8b.safetensors.index.json"
-expect "checkpoint whose length starts with a space" 0 'Weights +0\.00 +32 bytes, exact from the safetensors header' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$fixtures/space-prefix.safetensors-header"
+# Read (16 values in one tensor), then refused as the model's weights: it does not cover the tiny Llama.
+expect "checkpoint whose length starts with a space" 2 'checkpoint: header does not cover the model: its tensors hold 16 values' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$fixtures/space-prefix.safetensors-header"
 big_header=$(mktemp)
 printf '\x80\xf0\xfa\x02\x00\x00\x00\x00{' > "$big_header"  # claims a 50,000,000-byte header
 expect "checkpoint header over 8 MB named from its length" 2 'header of 50000000 bytes is larger than 8 MB' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$big_header"

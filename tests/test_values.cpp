@@ -90,7 +90,7 @@ TEST_CASE("text values: kinds come from the job's defaults, the planner's list, 
           json{{"flash_attention", true}, {"batch", ""}});
     // Given twice, in either spelling: an error naming both, as the surface spells them.
     CHECK_THROWS_WITH(job_from_text({{"kv_dtype", "fp8"}, {"kv-dtype", "fp16"}}, TextSource::Attribute),
-                      "job.kv_dtype: given twice: as kv_dtype and as kv-dtype; give it once");
+                      "job.kv_dtype: given twice: as kv-dtype and as kv_dtype; give it once");
     CHECK_THROWS_WITH(cluster_from_text({{"gpus", "8"}, {"gpus", "16"}}, TextSource::Flag),
                       "cluster.gpus: given twice: as --gpus and as --gpus; give it once");
     // The JSON boundary of the wasm.

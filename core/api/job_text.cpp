@@ -1,5 +1,6 @@
 #include "api/job_text.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "api/api.hpp"
@@ -39,9 +40,12 @@ json from_text(const std::vector<NamedText>& fields, TextSource source, const ch
         const std::string field = std::string(prefix) + key;
         if (!is_utf8(f.name) || !is_utf8(f.text)) throw InputError(field, "is not valid UTF-8 text: '" + short_text(f.text) + "'");
         const auto [at, fresh] = spelled.emplace(key, f.name);
-        if (!fresh)
-            throw InputError(field, "given twice: as " + quoted(at->second, source) + " and as " + quoted(f.name, source) +
+        if (!fresh) {
+            // In name order, so the message does not depend on the order given (a widget's attributes have none).
+            const auto [first, second] = std::minmax(at->second, f.name);
+            throw InputError(field, "given twice: as " + quoted(first, source) + " and as " + quoted(second, source) +
                                         "; give it once");
+        }
         ValueKind kind = ValueKind::Text;
         const bool known = kind_of(key, kind);
         if (!known) kind = kind_of_text(f.text);

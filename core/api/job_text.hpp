@@ -26,7 +26,8 @@ struct NamedText {
 // defaults, every field the page and the widget offer); a field without one (the CLI's
 // engine-internal fields) by the kind its text has: a decimal number, true or false, else text.
 // Names may spell _ as - (kv-dtype is kv_dtype); each field once, in either spelling, else
-// InputError("job.kv_dtype", "given twice: as kv_dtype and as kv-dtype; give it once").
+// InputError("job.kv_dtype", "given twice: as kv-dtype and as kv_dtype; give it once"), the names
+// in order.
 nlohmann::json job_from_text(const std::vector<NamedText>& fields, TextSource source);
 // The same for the cluster planner's fields ("cluster.*", kinds from cluster/parse.cpp); a layout
 // given as {...} is JSON text.

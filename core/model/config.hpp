@@ -133,7 +133,15 @@ struct WeightQuant {
     int64_t group_size = 0;    // values sharing one scale (-1/0 = per channel)
     bool desc_act = false;     // GPTQ act-order: adds a g_idx int32 per input row
     bool experts_only = false; // only MoE expert matrices are quantized (gpt-oss MXFP4)
-    std::vector<std::string> not_converted;  // modules_to_not_convert / ignore
+    // The modules the checkpoint keeps unquantized (model/skip_lists.cpp reads them tensor by tensor):
+    // modules_to_not_convert / llm_int8_skip_modules as transformers matches them, or compressed-tensors'
+    // ignore; `not_converted_key` names the field, for errors. compressed-tensors also lists the modules
+    // it quantizes (config_groups targets; "Linear" is every linear layer).
+    std::vector<std::string> not_converted;
+    std::string not_converted_key;
+    std::vector<std::string> targets;
+    bool compressed_tensors_rules = false;  // ignore / targets as compressed-tensors matches them (else transformers')
+    bool head_kept = true;     // the untied lm_head stays 16-bit unless listed otherwise (see config_quant.cpp)
     bool present() const { return !method.empty(); }
 };
 

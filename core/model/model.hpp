@@ -10,6 +10,7 @@
 
 #include "model/config.hpp"
 #include "model/params.hpp"
+#include "model/skip_lists.hpp"
 
 namespace vramcalc {
 
@@ -63,6 +64,7 @@ struct Model {
     std::vector<Tensor> tensors;
     ParamCounts params;
     ExactWeights exact;        // attached with attach_checkpoint; used when job.dtype is auto
+    QuantSplit quant;          // a quantization_config: the parameters it quantizes and keeps (model/skip_lists.hpp)
     LayerBytesCache gguf;      // derived from config and tensors: serving/gguf.cpp
 };
 Model prepare_model(const ModelConfig& config);
