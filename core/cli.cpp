@@ -56,11 +56,13 @@ Job (defaults in brackets):
   --cp N  --ep N  --etp N  --shard-degree N   context / expert parallel, hybrid sharding
   --framework F         hf | accelerate_fsdp | torchtune | deepspeed | megatron | nemo | unsloth | torchtitan
   --sharding-impl I     fsdp2 | fsdp1 | deepspeed | megatron          [fsdp2]
-  --reshard-after-forward R   always | never | torchtitan            [always]
+  --reshard-after-forward R   always | never | torchtitan | torchtitan_root  [always]
   --pp-schedule S       1f1b | gpipe | interleaved_1f1b | zbv | dualpipev  [1f1b]
   --pp-virtual V  --grad-accum M  --pp-stage peak|first|last         [2, 1 (under PP: pp), peak]
   --sequence-parallel true|false  --fp8 none|torchao|te  --fp8-all-gather true
   --offload-params true  --offload-optimizer true   FSDP / ZeRO CPU offload (host RAM shown)
+  --mtp-layers N        Megatron multi-token prediction layers on the last stage  [0]
+  --logits-fp32 true    the model returns fp32 logits (torchtune); else the loss upcasts them
   --overhead-gb X       CUDA context + framework per GPU              [1.0]
   --fragmentation F     allocator slack fraction                      [0.05]
   --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]

@@ -123,8 +123,14 @@ for new_id, base, value, unit, measure, model, job, quote in EXTRA:
 # scripts/measured_more.json, copied from the research notes with every setting checked at the
 # cited commit). Each becomes a job with the run's settings.
 # torchtitan Llama 3.1 8B (benchmarks/llama3_h100_202412_torchtitan.md): FSDP2 over fp32 shards,
-# bf16 compute, foreach AdamW, batch 2 x 8192 packed, per-op selective AC, full fp32 loss, reserved GiB.
-TITAN = {"framework": "torchtitan", "batch": 2, "seq": 8192, "compile_loss": False}
+# bf16 compute, batch 2 x 8192 packed, per-op selective AC, full fp32 loss, reserved GiB. At 9dec370
+# the optimizer was foreach AdamW (config_manager.py --optimizer.fused default False; fused became the
+# default in 6e49885, 2025-02-24), the loss was not compiled (train.py: "compiling loss function causes
+# CUDA errors, turning off for now") and apply_fsdp kept the last block and the root's own group
+# (embedding, norm, output) gathered (the "torchtitan_root" policy; [norm, output] as its own unit
+# came with 83e6941, 2025-07-28).
+TITAN_DEC24_DEFAULTS = {"optimizer_impl": "foreach", "compile_loss": False, "reshard_after_forward": "torchtitan_root"}
+TITAN = dict({"framework": "torchtitan", "batch": 2, "seq": 8192}, **TITAN_DEC24_DEFAULTS)
 # LitGPT finetune/lora.py (resource table, Oct 2023): bf16-true, LoRA r8 on query and value, dropout
 # 0.05, AdamW (QLoRA: bitsandbytes PagedAdamW), no checkpointing, head and loss in 128-position chunks,
 # the longest Alpaca sample (1304 tokens) forced into the first batch; max_memory_allocated / 1e9.
@@ -181,9 +187,13 @@ MEGATRON_7B = "megatron-gpt-7b.config.json"
 MEG_TINY = "megatron-gpt-tiny.config.json"  # tests/fixtures: the functional tests' 12-layer, 512-wide GPT  # tests/fixtures: the functional test's GPT (LayerNorm, GeLU MLP, GQA 8)
 # benchmarks/llama3_h100_202412_torchtitan.md: torchtitan @9dec370 compiled each TransformerBlock (apply_compile) and
 # not the loss (train.py: "# if job_config.training.compile: loss_fn = torch.compile(loss_fn)", commented out).
-TITAN_DEC24 = {"framework": "torchtitan", "seq": 8192, "compile": True, "compile_loss": False}
-# torchtitan >= Feb 2025 (components/loss.py build_cross_entropy_loss): training.compile compiles the loss too.
+TITAN_DEC24 = dict({"framework": "torchtitan", "seq": 8192, "compile": True}, **TITAN_DEC24_DEFAULTS)
+# torchtitan in 2025, by the commit each run names: fused AdamW (the preset's, since 6e49885); the loss
+# compiled with training.compile from bbb1b61 (2025-04-02, components/loss.py build_cross_entropy_loss);
+# the root's group kept gathered until 83e6941 (2025-07-28), [norm, output] after (the preset's policy).
 TITAN_2025 = {"framework": "torchtitan", "seq": 8192, "compile": True}
+TITAN_MAR25 = dict(TITAN_2025, compile_loss=False, reshard_after_forward="torchtitan_root")  # before bbb1b61
+TITAN_JUN25 = dict(TITAN_2025, reshard_after_forward="torchtitan_root")                      # e7c0cae
 TITAN_FP8 = dict(TITAN_DEC24, fp8="torchao")
 # torchtune 0.1 (Apr 2024) full_finetune_distributed: FSDP1 FULL_SHARD, no mixed precision, rank 0 loads on CPU
 # and FSDP(sync_module_states=True) broadcasts (recipe _setup_model at fef3ed1).
@@ -216,18 +226,24 @@ MULTI_MORE = {
     # Table 4: FSDP 32 x TP 8, local batch 16 per TP group, full AC; 2D-2 adds async TP (compile.enable_async_tensor_parallel).
     "TITAN-31-70B-2D-1": ("llama-3.1-70b", dict(TITAN_FP8, gpus=256, tp=8, batch=16, checkpointing="full"), "total"),
     "TITAN-31-70B-2D-2": ("llama-3.1-70b", dict(TITAN_FP8, gpus=256, tp=8, batch=16, checkpointing="full", async_tp=True), "total"),
-    # Table 5: FSDP 8 x TP 8 x PP 8, local batch 32 in the code's default 8 micro-batches of 4 (n_microbatches = pp),
-    # full AC, float8 with FSDP float8 all-gather (llama3_405b.toml); the interleaved split is torchtitan's 2 stages per rank.
+    # Table 5 ("3D parallelism (FSDP + TP + PP) + torch.compile + Float8 + AsyncTP"): FSDP 8 x TP 8 x PP 8, local
+    # batch 32 in the code's default 8 micro-batches of 4 (pipelining_utils.py: n_microbatches = pp degree), full AC,
+    # float8 with FSDP float8 all-gather and async TP (llama3_405b.toml); the interleaved split is 2 stages per rank.
     "TITAN-31-405B-3D-1": ("llama-3.1-405b", dict(TITAN_FP8, gpus=512, tp=8, pp=8, batch=4, grad_accum=8, checkpointing="full",
-                                                  fp8_all_gather=True), "total"),
+                                                  fp8_all_gather=True, async_tp=True), "total"),
     "TITAN-31-405B-3D-2": ("llama-3.1-405b", dict(TITAN_FP8, gpus=512, tp=8, pp=8, batch=4, grad_accum=8, checkpointing="full",
-                                                  fp8_all_gather=True, pp_schedule="interleaved_1f1b"), "total"),
-    "TITAN-TRAINY-8B-H200-32": ("llama-3.1-8b", dict(TITAN_2025, fp8="torchao", gpus=32, batch=2, fp8_all_gather=True), "total"),
-    "TITAN-TRAINY-8B-H200-64": ("llama-3.1-8b", dict(TITAN_2025, fp8="torchao", gpus=64, batch=2, fp8_all_gather=True), "total"),
-    # torchao's benchmark runs (2025): torchtitan compiles the loss with the blocks.
-    "AO-F8-L3-8B-H100-BF16": ("llama-3-8b", dict(TITAN_2025, gpus=8, batch=1), "total"),
-    "AO-F8-L3-8B-H100-F8TW": ("llama-3-8b", dict(TITAN_2025, fp8="torchao", gpus=8, batch=1, fp8_all_gather=True), "total"),
-    "AO-F8-L3-8B-H100-F8RW": ("llama-3-8b", dict(TITAN_2025, fp8="torchao", gpus=8, batch=1), "total"),
+                                                  fp8_all_gather=True, async_tp=True, pp_schedule="interleaved_1f1b"), "total"),
+    # torchtitan e7c0cae (the run's own table): its --float8.* flags are that commit's Float8 config
+    # (config_manager.py); the benchmark file was rewritten to --quantize.linear.float8.* by #1763 later.
+    "TITAN-TRAINY-8B-H200-32": ("llama-3.1-8b", dict(TITAN_JUN25, fp8="torchao", gpus=32, batch=2, fp8_all_gather=True), "total"),
+    "TITAN-TRAINY-8B-H200-64": ("llama-3.1-8b", dict(TITAN_JUN25, fp8="torchao", gpus=64, batch=2, fp8_all_gather=True), "total"),
+    # torchao's H100 runs (torchao 890e0ac of 2025-02-28, README of 2025-03-12): torchtitan between 6e49885
+    # and bbb1b61, the models/llama path of float8_training_benchmark.sh: fused AdamW, the loss not compiled.
+    "AO-F8-L3-8B-H100-BF16": ("llama-3-8b", dict(TITAN_MAR25, gpus=8, batch=1), "total"),
+    "AO-F8-L3-8B-H100-F8TW": ("llama-3-8b", dict(TITAN_MAR25, fp8="torchao", gpus=8, batch=1, fp8_all_gather=True), "total"),
+    "AO-F8-L3-8B-H100-F8RW": ("llama-3-8b", dict(TITAN_MAR25, fp8="torchao", gpus=8, batch=1), "total"),
+    # MI300X (2c8b594) and B200 (6fc499f), August 2025: the preset's policies (compiled loss, fused AdamW,
+    # [norm, output] kept).
     "AO-F8-L3-8B-MI300X-BF16": ("llama-3-8b", dict(TITAN_2025, gpus=8, batch=1), "total"),
     "AO-MX-L3-8B-B200-BF16": ("llama-3-8b", dict(TITAN_2025, gpus=8, batch=1), "total"),
     # gpt3_7b_tp1_pp4_memory_speed: PP 4 interleaved with one layer per virtual stage (8 per rank), 4 micro-batches.
@@ -252,12 +268,33 @@ MULTI_MORE = {
     # ETP 1, SP, distributed optimizer, unfused attention, 4 x 4096 tokens, 32 / (4 x DP 2) = 4 micro-batches.
     "MEG-MOE-MLA-TP2PP2EP4-H100-PEAK": ("megatron-moe-mla-proxy.config.json",
                                         dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
-                                             attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                             attention="unfused", batch=4, seq=4096, grad_accum=4, mtp_layers=1,
                                              pp_schedule="interleaved_1f1b", pp_virtual=4), "total"),
     "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": ("megatron-moe-mla-proxy.config.json",
                                          dict(MEG, mode="train", gpus=8, tp=2, pp=2, ep=4, etp=1, zero=1, sequence_parallel=True,
-                                              attention="unfused", batch=4, seq=4096, grad_accum=4,
+                                              attention="unfused", batch=4, seq=4096, grad_accum=4, mtp_layers=1,
                                               pp_schedule="interleaved_1f1b", pp_virtual=4), "steady"),
+    # Table 6 (4D): TP 8 x PP 8 (1F1B) x CP over FSDP's ranks, local batch 8 in the default 8 micro-batches of 1, the
+    # sequence growing with CP; float8 with FSDP float8 all-gather and async TP (llama3_405b.toml), full AC.
+    **{f"TITAN-31-405B-4D-CP{cp}": ("llama-3.1-405b", dict(TITAN_FP8, gpus=512, tp=8, pp=8, cp=cp, batch=1, grad_accum=8,
+                                                            seq=32768 * cp, checkpointing="full", fp8_all_gather=True,
+                                                            async_tp=True), "total") for cp in (1, 2, 4, 8)},
+    # torchtitan PR #996 (runs of 2025-03-20 on torchtitan 0837410): llama3_8b.toml's defaults (local batch 1 x 8192,
+    # per-op SAC, no compile) on run_train.sh's default 8 GPUs; fused AdamW, the root's group kept gathered. The full
+    # loss, then the PR's chunked_cross_entropy_loss (8 chunks, each upcast on its own, eager).
+    "TITAN-PR996-8B-FULLCE": ("llama-3-8b", dict(TITAN_MAR25, compile=False, gpus=8, batch=1), "total"),
+    "TITAN-PR996-8B-CHUNKEDCE": ("llama-3-8b", dict(TITAN_MAR25, compile=False, gpus=8, batch=1, loss="chunked", loss_chunks=8), "total"),
+    # Megatron-LM functional tests with Transformer Engine at d98e8a6 (8 H100, micro-batch 4, global 32, 1024 tokens; TE's
+    # attention backend auto: flash with dropout 0.1; Adam without the distributed optimizer): DP 8 with full recompute;
+    # 1F1B over 4 stages with untied embeddings (DP 2); TP 2 without SP x 1F1B over 2 stages (DP 2).
+    **{f"MEG-TINY-TE-FULLRECOMP-{k}": (MEG_TINY, dict(MEG, mode="train", gpus=8, batch=4, seq=1024, grad_accum=1, checkpointing="full"), q)
+       for k, q in (("PEAK", "total"), ("ALLOC", "steady"))},
+    **{f"MEG-TINY-TE-TP1PP4-UNTIED-{k}": ("megatron-gpt-tiny-untied.config.json", dict(MEG, mode="train", gpus=8, pp=4, batch=4, seq=1024,
+                                                                                       grad_accum=4), q)
+       for k, q in (("PEAK", "total"), ("ALLOC", "steady"))},
+    **{f"MEG-TINY-TE-TP2PP2-{k}": ("megatron-gpt-tiny-tp2.config.json", dict(MEG, mode="train", gpus=8, tp=2, pp=2, batch=4, seq=1024,
+                                                                              grad_accum=4), q)
+       for k, q in (("PEAK", "total"), ("ALLOC", "steady"))},
     # torchtune README @30b8519: 70B_lora.yaml (q, k, v at rank 16), FSDP2 over 8, batch 2 packed 2048, AC, compile.
     "LORA-TT-70B-8xA100": ("llama-3.1-70b", {"framework": "torchtune", "mode": "lora", "gpus": 8, "zero": 3, "batch": 2,
                                              "seq": 2048, "compile": True, "lora_rank": 16,
@@ -313,25 +350,34 @@ MISSES = {
     "LITGPT-HUB-32-3B-QLORA": "LitGPT quantizes lm_head too and, in the loss, dequantizes it to fp16 and copies it to bf16 "
                               "(both live at the peak: 4 x 128256 x 3072 bytes = 1.6 GB), and its 3B checkpoint "
                               "conversion unties the head; vramcalc keeps the head in bf16 as PEFT does: -26 %",
-    "LORA-FQ-offload-b10": "unexplained: 5 GB below the measured peak, while the QLoRA CPU-offload rows of the "
-                           "same benchmark are within 7 %; the gap is specific to offloading 16-bit weights "
-                           "(FSDP's staging copies of each unit's shard are a candidate, not modelled)",
-    "TITAN-31-70B-2D-1": "unexplained, -18 %: the peak is the loss_parallel backward of 16 x 8192 tokens (16 bytes per "
-                         "vocab-sharded logit, from torch's loss_parallel code); what TP 8 adds beyond it is not modelled "
-                         "(the async-TP run of the same layout measured 4.3 GiB less)",
-    "TITAN-31-405B-3D-1": "-19 %: torchtitan's 1F1B measured 9.8 GiB above its interleaved schedule on the same layout "
-                          "(82.5 vs 72.7 GiB), while the schedules' action orders give the first rank the same "
-                          "activations (8 micro-batches x 16 layers vs 16 chunks x 8 layers); the micro-batch count is "
-                          "the code's default, not stated by the source",
-    "TITAN-TRAINY-8B-H200-32": "+17 %: the run's float8 flags (--quantize.linear.float8.*) do not exist in torchtitan "
-                               "e7c0cae, so the code it ran is not the cited commit",
-    "TITAN-TRAINY-8B-H200-64": "+16 %: as TITAN-TRAINY-8B-H200-32, the same run on 64 GPUs",
-    "MEG-MOE-MLA-TP2PP2EP4-H100-ALLOC": "-27 %: the last stage also holds the run's multi-token-prediction layer "
-                                        "(--mtp-num-layers 1: one more MoE block and its projection, with its states), which "
-                                        "vramcalc cannot express",
-    "AO-MX-L3-8B-B200-BF16": "+26 %: torchtitan 6fc499f (not in the upstream history) measured the recipe 7 % below the "
-                             "MI300X run two weeks earlier (torchtitan 2c8b594) and 29 % below the March 2025 H100 run; "
-                             "what changed between those versions is not modelled",
+    "LORA-FQ-offload-b10": "-21 %: the benchmark's 16-bit LoRA rows reserve more per sample than its tensors need: "
+                           "from batch 4 to 6 (same table, no offload) 16.14 -> 21.35 GiB, 2.6 GiB per sample, against "
+                           "1.6 GiB per sample for its QLoRA rows (batch 4 -> 10: 11.22 -> 20.97) and for vramcalc's "
+                           "tensors (checkpointed block inputs, fp32 logits and their loss: the same tensors whatever "
+                           "the base's format). The extra GiB per sample is the caching allocator's reserved-but-free "
+                           "memory (fsdp_qlora sets no expandable_segments); only its batch-1 ratio (10.22 / 9.16 "
+                           "GiB) is published, and it is the slack used for every fsdp_qlora row",
+    "TITAN-31-405B-3D-1": "-18 %: torchtitan issue #773 logs the same pair (1F1B 82.46 GiB, interleaved 72.69 GiB). Read at "
+                          "torch 1963fc8 / torchtitan 9dec370 the two schedules hold the same on the rank that peaks: "
+                          "generate_split_points gives rank 0 15 of the 126 layers either way (1F1B: 15; interleaved: "
+                          "7 + 8), Schedule1F1B's warmup min(m, p - r) = 8 and ScheduleInterleaved1F1B's "
+                          "min((v - 1) p + 2 (p - 1 - r), m v) = 16 chunks both run every micro-batch's forward "
+                          "before the first backward, FSDP keeps the stage gathered with fp32 gradients accumulated "
+                          "under both (reshard_after_forward False under PP), and the receive buffers are allocated "
+                          "per micro-batch in both (_prepare_forward_infra / _prepare_backward_infra). No tensor the "
+                          "code allocates is larger under 1F1B, so the 9.8 GiB it reserves beyond the interleaved run "
+                          "is not modelled; the interleaved row (TITAN-31-405B-3D-2) is within 7.2 %",
+    "TITAN-31-405B-4D-CP8": "-20 %: the same runs at CP 1, 2 and 4 are within 12 % (-10.4, -10.6, -12.0 %); at CP 8 (FSDP 1) the "
+                            "measured peak grows 9.6 GiB over CP 1 with the same 32,768 tokens per GPU, where the ring "
+                            "attention's buffers read from torch's _templated_ring_attention (all-gather rotater: the "
+                            "sequence's K and V for one layer, fp32 dq/dk/dv) add 0.47 GB; FSDP still shards the states "
+                            "over dp_shard x cp = 8 ranks. The growth is not modelled; these runs are 1F1B, like "
+                            "TITAN-31-405B-3D-1",
+    "MEG-TINY-TE-TP2PP2-ALLOC": "-21 %: a fixed 0.11 GB stays allocated after the step in all three Transformer Engine runs of "
+                                "this model (DP 8 with full recompute 0.106 GB, PP 4 untied 0.112 GB, TP 2 x PP 2 0.110 GB "
+                                "beyond vramcalc's states), whatever the parameters per GPU (which differ 1.8 x): an "
+                                "allocation outside the parameters, gradients and optimizer states that vramcalc counts, "
+                                "21 % of this 0.52 GB figure and 8 to 15 % of the others",
 }
 for r in rows:
     if r["id"] in MISSES:

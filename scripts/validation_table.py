@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Rewrites the table of measured training runs in docs/validation.md (between the lines
-"<!-- measured table -->" and "<!-- end measured table -->") from tests/validation/measured.json and
-the errors the core gives, as the unit tests print them (test_validation.cpp). The doc test
+"""Rewrites two tables of docs/validation.md from the rows and the errors the core gives, as the unit tests
+print them: the measured training runs (between "<!-- measured table -->" and "<!-- end measured table -->",
+tests/validation/measured.json, test_validation.cpp) and the cluster throughput (between
+"<!-- throughput table -->" and "<!-- end throughput table -->", tests/validation/throughput.json,
+test_cluster_validation.cpp: the table, why each marked row misses, the sources). The doc test
 (tests/docs/check_readme.py) then checks every row's error against the core again.
 usage: scripts/validation_table.py build/tests/vramcalc_tests"""
 import json, os, re, subprocess, sys
@@ -66,3 +68,53 @@ start, end = "<!-- measured table -->\n", "<!-- end measured table -->"
 i, k = doc.index(start) + len(start), doc.index(end)
 open(doc_path, "w", encoding="utf-8").write(doc[:i] + table + "\n" + doc[k:])
 print(f"{len(rows)} rows, {within} within -> {doc_path}")
+
+
+# ---- cluster throughput (throughput.json) ----------------------------------------------------------------
+trows = json.load(open(os.path.join(root, "tests", "validation", "throughput.json")))["rows"]
+tout = subprocess.run([sys.argv[1], "-tc=published throughput", "-s"], capture_output=True, text=True).stdout
+tprinted = {}
+for line in tout.splitlines():
+    m = re.match(r"^(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+([+-]\d+\.\d+)%", line)
+    if m:
+        tprinted[m.group(1)] = (float(m.group(3)), float(m.group(4)))
+
+UNITS = {"tokens_per_s_per_gpu": ("tok/s/GPU", 1), "mfu": ("MFU", 1), "gpu_hours_per_trillion_tokens": ("K GPU-h per T tokens", 1e-3),
+         "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1)}
+
+def tfmt(q, x):
+    unit, scale = UNITS[q]
+    if q == "mfu":
+        return f"MFU {100 * x:.3g} %", f"{100 * x:.3g} %"
+    v = x * scale
+    text = f"{v:,.0f}" if v >= 1000 else f"{v:.4g}"
+    return f"{text} {unit}", text
+
+tl = ["| row | what | measured | vramcalc | error | tolerance |", "|---|---|---:|---:|---:|---:|"]
+reasons, order = {}, []
+for r in trows:
+    ours, err = tprinted[r["id"]]
+    measured, _ = tfmt(r["quantity"], r["expected"])
+    _, mine = tfmt(r["quantity"], ours)
+    sign = "+" if err >= 0 else "−"
+    if r.get("kind") == "bound":
+        tol = "bound: ≥"
+    else:
+        tol = f"±{100 * r['tolerance']:.0f} %" + (" (known miss)" if "known_miss" in r else "")
+    tl.append(f"| {r['id']} | {r['what']} | {measured} | {mine} | {sign}{abs(err):.1f} % | {tol} |")
+    if "known_miss" in r:
+        if r["known_miss"] not in reasons:
+            reasons[r["known_miss"]] = []
+            order.append(r["known_miss"])
+        reasons[r["known_miss"]].append(r["id"])
+tl += ["", "Why the marked rows miss:", ""]
+for why in order:
+    tl.append("- " + ", ".join(f"`{i}`" for i in reasons[why]) + ": " + why)
+tl += ["", "Sources and settings:", ""]
+for r in trows:
+    tl.append(f"- {r['id']}: {r['source']}" + (f". {r['note']}" if r.get("note") else ""))
+doc = open(doc_path, encoding="utf-8").read()
+start, end = "<!-- throughput table -->\n", "<!-- end throughput table -->"
+i, k = doc.index(start) + len(start), doc.index(end)
+open(doc_path, "w", encoding="utf-8").write(doc[:i] + "\n".join(tl) + "\n" + doc[k:])
+print(f"{len(trows)} throughput rows -> {doc_path}")

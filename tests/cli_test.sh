@@ -20,7 +20,7 @@ expect() {  # expect NAME EXIT_CODE PATTERN -- args...
 
 expect "default model table" 0 "Weights +16\.06 +8\.03 B params × 2 bytes \(BF16\)" --
 expect "training seed example" 0 "this job needs 9\.6 x that" -- --mode train
-expect "training peak phase" 0 "Loss backward +146\.10   <- peak" -- --mode train
+expect "training peak phase" 0 "Loss backward +146\.14   <- peak" -- --mode train
 expect "fit table" 0 "RTX 4090 24GB +23\.64 GiB \(25\.38 GB\) +fits +1$" --
 # The table counts GPUs with the chosen ZeRO stage (core/fit.cpp), and its header says which.
 expect "fit table, chosen ZeRO stage" 0 "GPUs needed \(ZeRO-2\)$" -- --mode train --zero 2

@@ -71,6 +71,24 @@ TEST_CASE("a group runs at the slowest link its span crosses") {
     CHECK(link_for(nvl72, 8, 16).name == "fabric");
 }
 
+TEST_CASE("collectives across nodes: NCCL's rings cross on every NIC of the group's GPUs in a node") {
+    Topology hgx{{"nvlink", 360e9, 0}, 8, {"pcie", 50e9, 0}, 8, {"fabric", 40e9, 0}};
+    // FSDP over 16 nodes with TP 1: 8 GPUs of the group per node, 8 rings each leaving through its own NIC.
+    CHECK(collective_link_for(hgx, 1, 128).bytes_per_s == 8 * 40e9);
+    // DP with TP 8 inside the node: one GPU of the group per node, one NIC.
+    CHECK(collective_link_for(hgx, 8, 16).bytes_per_s == 40e9);
+    // TP 2 inside: 4 per node.
+    CHECK(collective_link_for(hgx, 2, 64).bytes_per_s == 4 * 40e9);
+    // Inside the node it is the NVLink ring, as link_for.
+    CHECK(collective_link_for(hgx, 1, 8).name == "nvlink");
+    // Two NVL72 racks: the 64-way FSDP group of a TP 2 layout has 36 GPUs in a rack; its rings cross between
+    // the racks on 36 NICs, faster than NVLink, so NVLink bounds them (nemo2509-gb200-405b-fp8cs).
+    Topology nvl72{{"nvl72", 720e9, 0}, 72, {"pcie", 50e9, 0}, 4, {"fabric", 40e9, 0}};
+    CHECK(collective_link_for(nvl72, 2, 64).bytes_per_s == 720e9);
+    // Point-to-point hops (pipeline, ring attention) still leave through one NIC.
+    CHECK(link_for(hgx, 1, 128).bytes_per_s == 40e9);
+}
+
 TEST_CASE("catalog: 40+ accelerators with the figures the planner needs") {
     CHECK(gpu_catalog().size() >= 40);
     for (const Gpu& g : gpu_catalog()) {
@@ -165,8 +183,9 @@ TEST_CASE("training step: FLOPs and each traffic term, hand-derived (Llama 3.1 8
         Parallel p;
         p.dp = 16;
         const TrainStep s = train_step(m, job, r, p);
+        // 2 nodes of 8: NCCL's rings cross between the nodes on the 8 NICs of each node at once.
         const double eth = 100e9 / 8 * 0.8 * 0.5;  // line rate × link efficiency × TCP factor
-        CHECK(comm(s, "dp").time_s == doctest::Approx(2.0 * 15 / 16 * 8030261248.0 * 4 / eth + 30 * alpha));
+        CHECK(comm(s, "dp").time_s == doctest::Approx(2.0 * 15 / 16 * 8030261248.0 * 4 / (8 * eth) + 30 * alpha));
         CHECK(s.bound_key == "dp");
     }
 }

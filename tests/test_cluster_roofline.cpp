@@ -33,12 +33,25 @@ double op_time(const TrainStep& s, const std::string& key) {
 
 }  // namespace
 
-TEST_CASE("GEMM by shape on an H100: MAMF × wave quantization, else bandwidth, else the launch floor") {
+// The K-loop depth: a fixed 1.67 µs per 256 × 128 tile (XLA's sm_90 table), K0 = that time × the per-SM rate /
+// the tile's FLOPs per unit of K, relative to K = 8192 where the MAMF is taken.
+double depth(double K, double rate) {
+    const double k0 = 1.67e-6 * rate / 132 / (2.0 * 256 * 128);
+    return (K / (K + k0)) / (8192 / (8192 + k0));
+}
+
+TEST_CASE("GEMM by shape on an H100: MAMF × wave quantization × K depth, else bandwidth, else the launch floor") {
     const Rates& r = h100();
     // MAMF 794.5 TFLOPS (stas00/ml-engineering table). 16384 × 4096 × 4096: 64 × 32 = 2,048 tiles of 256 × 128
-    // over 132 SMs = 16 waves, the last 0.52 full: 2048 / (16 · 132) = 0.9697 of the rate.
+    // over 132 SMs = 16 waves, the last 0.52 full: 2048 / (16 · 132) = 0.9697 of the rate; K = 4096 with
+    // K0 = 153: 0.9820 of the deep-K rate.
     const double flops = 2.0 * 16384 * 4096 * 4096;
-    CHECK(gemm_s(r, 16384, 4096, 4096, false, 2) == doctest::Approx(flops / (794.5e12 * 2048 / (16 * 132))));  // 0.714 ms
+    CHECK(depth(4096, 794.5e12) == doctest::Approx(0.9820).epsilon(1e-3));
+    CHECK(gemm_s(r, 16384, 4096, 4096, false, 2) ==
+          doctest::Approx(flops / (794.5e12 * 2048 / (16 * 132) * depth(4096, 794.5e12))));  // 0.727 ms
+    // Shallow K pays the tile's fixed time: K = 512 runs at 512 / 665 of the deep rate (XLA measured
+    // 4 × 4096² × 512 at 620 of 783 TFLOPS).
+    CHECK(depth(512, 794.5e12) == doctest::Approx(512 / (512 + 153.4) / (8192 / (8192 + 153.4))).epsilon(1e-3));
     // One token (decode GEMV) of a 4096 × 14336 weight: memory-bound, 2 · (4096 + 4096·14336 + 14336) bytes at
     // 92 % of 3.35 TB/s.
     const double bytes = 2.0 * (4096 + 4096.0 * 14336) + 2.0 * 14336;
@@ -47,7 +60,9 @@ TEST_CASE("GEMM by shape on an H100: MAMF × wave quantization, else bandwidth, 
     CHECK(gemm_s(r, 16, 64, 64, false, 2) == doctest::Approx(2e-6));
     // FP8 operands at the FP8 MAMF, 1,402.6 TFLOPS: 1.77 × the BF16 rate on the same shape.
     const Rates& f = h100("tensorwise");
-    CHECK(gemm_s(f, 16384, 4096, 4096, true, 1) == doctest::Approx(flops / (1402.6e12 * 2048 / (16 * 132))));
+    // (FP8's per-SM rate is 1.77 × the BF16 one, so its K0, 271, is too: 0.9690 at K = 4096.)
+    CHECK(gemm_s(f, 16384, 4096, 4096, true, 1) ==
+          doctest::Approx(flops / (1402.6e12 * 2048 / (16 * 132) * depth(4096, 1402.6e12))));
 }
 
 TEST_CASE("attention rates: FlashAttention-3 paper's H100 tables, interpolated in log(seq)") {
@@ -91,6 +106,74 @@ TEST_CASE("low-precision linears: FP8 GEMMs plus torchao's cast traffic, the res
     CHECK(b.mfu == doctest::Approx(b.model_flops_per_token * b.tokens_per_s_per_gpu / 989.4e12));
     // FP4 on a GPU without an FP4 peak is refused, naming the field.
     CHECK_THROWS_WITH_AS(parse_cluster(json{{"gpu", "h100"}, {"fp8", "nvfp4"}}, job), doctest::Contains("cluster.fp8"), InputError);
+}
+
+TEST_CASE("a power-capped part: the uncapped part's kernel tables at its measured GEMM rate (Grand Teton H100, 500 W)") {
+    const Job job = test::job({{"mode", "train"}});
+    const ClusterRequest gt = parse_cluster(json{{"gpu", "h100-gt"}}, job);
+    const ClusterRequest sxm = parse_cluster(json{{"gpu", "h100"}}, job);
+    // torchao measured 69 % of 989 TFLOPS BF16 on the 500 W part; the 700 W SXM reaches 794.5 (MAMF).
+    const double scale = 0.69 * 989 / 794.5;  // 0.859
+    CHECK(gt.rates.tensor_scale == doctest::Approx(scale));
+    CHECK(find_gpu("h100-gt", "gpu").power_w == 500);
+    CHECK(find_gpu("h100", "gpu").power_w == 700);
+    // FlashAttention's tables (measured at 700 W) run at that fraction of their rate.
+    CHECK(attention_s(gt.rates, 1e12, 128, 8192, false) == doctest::Approx(attention_s(sxm.rates, 1e12, 128, 8192, false) / scale));
+    // FP8: the SXM's 1,402.6 TFLOPS × 0.859, not torchao's 1,544 (above what the 700 W part sustains).
+    const ClusterRequest gt8 = parse_cluster(json{{"gpu", "h100-gt"}, {"fp8", "tensorwise"}}, job);
+    CHECK(gt8.rates.gemm_low == doctest::Approx(1402.6e12 * scale));
+    // An uncapped part is not scaled.
+    CHECK(sxm.rates.tensor_scale == 1);
+}
+
+TEST_CASE("eager norms and RoPE run in fp32 op by op; compiled or Transformer Engine ones fuse") {
+    const Model m = test::model("llama-3.1-8b");
+    Parallel p;
+    p.dp = 8, p.zero = 3;
+    const Job eager = test::job({{"mode", "train"}, {"batch", 2}, {"seq", 8192}});
+    const Job compiled = test::job({{"mode", "train"}, {"batch", 2}, {"seq", 8192}, {"compile", true}});
+    const ClusterRequest r = parse_cluster(json{{"gpus", 8}, {"layout", {{"zero", 3}}}}, eager);
+    const ClusterRequest rc = parse_cluster(json{{"gpus", 8}, {"layout", {{"zero", 3}}}}, compiled);
+    double e = 0, f = 0;
+    for (const Op& op : train_step(m, eager, r, p).ops)
+        if (std::string(op.key) == "elementwise") e = op.bytes;
+    for (const Op& op : train_step(m, compiled, rc, p).ops)
+        if (std::string(op.key) == "elementwise") f = op.bytes;
+    // Per token and layer, h = 4096, q + k = 4096 + 1024 (RoPE), F = 14336: eager 2 norms × (36 + 56) + 2 residual
+    // adds × 12, RoPE 2 × 20, SwiGLU 10 + 16; fused 2 × (8 + 8) norm + residual, RoPE 2 × 4, SwiGLU 6 + 10.
+    const double tokens = 16384 * 32.0;
+    CHECK(e == doctest::Approx(tokens * ((2 * 92 + 24) * 4096.0 + 40 * 5120.0 + 26 * 14336.0)));
+    CHECK(f == doctest::Approx(tokens * (32 * 4096.0 + 8 * 5120.0 + 16 * 14336.0)));
+}
+
+TEST_CASE("TP collectives: what async TP and Megatron hide, and what stays on the critical path") {
+    const Model m = test::model("llama-3.1-70b");
+    Parallel p;
+    p.tp = 8, p.dp = 1;
+    auto tp_terms = [&](const Job& job, bool overlap) {
+        const ClusterRequest r = parse_cluster(json{{"gpus", 8}, {"layout", {{"tp", 8}}}, {"overlap_tp", overlap}}, job);
+        double hidden = 0, exposed = 0;
+        for (const CommTerm& c : train_step(m, job, r, p).comms)
+            if (std::string(c.key) == "tp") (c.exposed_s < c.time_s ? hidden : exposed) += c.time_s;
+        return std::pair<double, double>{hidden, exposed};
+    };
+    // torch (torchtitan): without async TP all 8 reduce-scatters / all-gathers per layer wait (no recompute);
+    // with it the forward's 4 and the backward's 2 all-gathers hide, the backward's 2 reduce-scatters do not
+    // (their input is a sum of matmuls: pytorch/pytorch#149946).
+    const Job titan = test::job({{"mode", "train"}, {"framework", "torchtitan"}, {"batch", 1}, {"seq", 8192}});
+    const auto [h0, e0] = tp_terms(titan, false);
+    const auto [h1, e1] = tp_terms(titan, true);
+    CHECK(h0 == 0);
+    CHECK(e1 == doctest::Approx(e0 * 2 / 8));
+    CHECK(h1 == doctest::Approx(e0 * 6 / 8));
+    // Megatron: the backward's reduce-scatters overlap the wgrad GEMMs without any switch; TP comm overlap hides the rest.
+    const Job meg = test::job({{"mode", "train"}, {"framework", "megatron"}, {"batch", 1}, {"seq", 8192}});
+    const auto [h2, e2] = tp_terms(meg, false);
+    const auto [h3, e3] = tp_terms(meg, true);
+    CHECK(h2 == doctest::Approx(e0 * 2 / 8));
+    CHECK(e2 == doctest::Approx(e0 * 6 / 8));
+    CHECK(e3 == 0);
+    CHECK(h3 == doctest::Approx(e0));
 }
 
 TEST_CASE("pipeline schedules: the bubble from F, B and W of one micro-batch on a stage") {

@@ -136,13 +136,13 @@ TEST_CASE("inference layout: pp given (even 1) is kept; unset, TP stays inside a
 }
 
 TEST_CASE("one GPU is counted as the job runs on one GPU, without ZeRO-3's gather buffers") {
-    // Llama 3.2 1B full training: 33.816 GB on one GPU as configured, 34.071 GB with ZeRO-3 on that one
+    // Llama 3.2 1B full training: 33.834 GB on one GPU as configured, 34.089 GB with ZeRO-3 on that one
     // GPU (FSDP's buffers with nothing to shard over; both from the CLI). A 31.62 GiB (33.95 GB) GPU holds
     // the first and not the second: it needs 1 GPU, as the job's own total says, not 2.
     const Model m = test::model("llama-3.2-1b");
     const json job = {{"mode", "train"}, {"device_gib", 31.62}};
     const Estimate e = estimate(m, test::job(job));
-    REQUIRE(e.breakdown.total() == doctest::Approx(33.8159e9).epsilon(1e-4));
+    REQUIRE(e.breakdown.total() == doctest::Approx(33.8335e9).epsilon(1e-4));
     bool seen = false;
     for (const GpuFit& f : e.fits)
         if (f.custom) {

@@ -53,6 +53,7 @@ TEST_CASE("seed example: Llama-3-8B inference fits a 24 GB GPU") {
 //   o_proj input: a view of that output; MLP input 2h = 8,192; gate, silu, up, product 4 · 2·14336 = 114,688
 const double kLlama8BFlash = 49'160 + 8'192 + 12'288 + 8'320 + 8'192 + 114'688;  // 200,840
 const double kTV4096 = 4096.0 * 128256;  // tokens × vocabulary
+const double kHeadInput4096 = 4096.0 * 4096 * 2;  // lm_head's input (tokens × hidden, bf16), saved for its weight gradient
 
 TEST_CASE("seed example: mixed-precision AdamW training of Llama-3-8B needs 120+ GB, 6-10x the weights") {
     const Estimate e = estimate(test::model("llama-3-8b"), test::job({{"mode", "train"}, {"optimizer", "adamw"}}));
@@ -68,10 +69,11 @@ TEST_CASE("seed example: mixed-precision AdamW training of Llama-3-8B needs 120+
     CHECK(by[kOptimizer] == P8B * 12);
     CHECK(by[kGradients] == 128256.0 * 4096 * 2);
     CHECK(by[kActivations] == 32 * 4096 * kLlama8BFlash);  // 26,324,131,840
-    CHECK(by[kLogits] == 12 * kTV4096);                    // 6,304,038,912
-    const double allocated = 14 * P8B + 128256.0 * 4096 * 2 + 32 * 4096 * kLlama8BFlash + 12 * kTV4096;
+    // + lm_head's saved input (the final norm's output, 4096 tokens × 4096 × 2 bytes) for its weight gradient
+    CHECK(by[kLogits] == 12 * kTV4096 + kHeadInput4096);   // 6,304,038,912 + 33,554,432
+    const double allocated = 14 * P8B + 128256.0 * 4096 * 2 + 32 * 4096 * kLlama8BFlash + 12 * kTV4096 + kHeadInput4096;
     CHECK(e.allocated_bytes == doctest::Approx(allocated));
-    CHECK(e.breakdown.total() == doctest::Approx(allocated * 1.05 + 1e9));  // 154.41 GB
+    CHECK(e.breakdown.total() == doctest::Approx(allocated * 1.05 + 1e9));  // 154.44 GB
     CHECK(e.breakdown.total() >= 120 * test::GB);
     CHECK(e.ratio_to_weights == doctest::Approx(e.breakdown.total() / (P8B * 2)));
     CHECK(e.ratio_to_weights > 6);
@@ -145,15 +147,24 @@ TEST_CASE("activations: what one block saves, per attention kernel and recipe") 
 TEST_CASE("cross-entropy buffers by loss implementation") {
     const Model m = test::model("llama-3-8b");
     auto logits = [&](const json& job) { return estimate(m, test::job(job), false).timeline.phases[1].bytes[kLogits]; };
+    // Each beside lm_head's saved input (kHeadInput4096), which a trained head keeps for its weight gradient.
     // full: 12 bytes per logit while its gradient is computed
-    CHECK(logits({{"mode", "train"}}) == 12 * kTV4096);
+    CHECK(logits({{"mode", "train"}}) == 12 * kTV4096 + kHeadInput4096);
     // torchtune chunked (8 chunks): the saved fp32 log-probabilities of every chunk + one chunk's
     // NLL and log_softmax gradients (fp32) and its bf16 gradient: 4 + 10/8 bytes per logit
-    CHECK(logits({{"mode", "train"}, {"loss", "chunked"}}) == doctest::Approx((4 + 10.0 / 8) * kTV4096));
+    CHECK(logits({{"mode", "train"}, {"loss", "chunked"}}) == doctest::Approx((4 + 10.0 / 8) * kTV4096 + kHeadInput4096));
     // compiled chunked: the bf16 chunks are kept, the fused backward writes one chunk's bf16 gradient: 2 + 2/8
-    CHECK(logits({{"mode", "train"}, {"loss", "chunked"}, {"compile", true}}) == doctest::Approx((2 + 2.0 / 8) * kTV4096));
+    CHECK(logits({{"mode", "train"}, {"loss", "chunked"}, {"compile", true}}) == doctest::Approx((2 + 2.0 / 8) * kTV4096 + kHeadInput4096));
     // legacy fp32 logits (transformers <= 4.45): held fp32 logits + saved log-probs + two fp32 gradients
-    CHECK(logits({{"mode", "train"}, {"loss", "full_fp32"}}) == 16 * kTV4096);
+    CHECK(logits({{"mode", "train"}, {"loss", "full_fp32"}}) == 16 * kTV4096 + kHeadInput4096);
+    // Compiled full cross-entropy saves its input and writes its gradient in the input's dtype
+    // (Inductor's scatter_upon_const_tensor fuses nll_loss's backward): the 16-bit logits when the upcast
+    // is inside the compiled loss (torchtitan: 2 + 2 bytes per logit), the model's fp32 logits when the
+    // model upcasts them (torchtune: 4 + 4).
+    CHECK(logits({{"mode", "train"}, {"compile", true}}) == 4 * kTV4096 + kHeadInput4096);
+    CHECK(logits({{"mode", "train"}, {"compile", true}, {"logits_fp32", true}}) == 8 * kTV4096 + kHeadInput4096);
+    // A frozen head keeps no input (LoRA on the blocks only): the logits' buffers alone.
+    CHECK(logits({{"mode", "lora"}}) == 12 * kTV4096);
     // fused linear + CE keeps the input gradient (and the head's, which trains): 4096·4096·2 + 128256·4096·2
     CHECK(logits({{"mode", "train"}, {"loss", "fused"}}) == 4096.0 * 4096 * 2 + 128256.0 * 4096 * 2);
 }
@@ -339,7 +350,7 @@ TEST_CASE("GPU fit: smallest sharded count") {
         CHECK(term(run("gpt2", {{"gpus", 6}}), kKvCache) == 12 * 2 * 768 * 2.0 * 4096 / 6);
     }
     SUBCASE("Llama-3-8B AdamW training needs 3 H100 with ZeRO-3") {
-        // peak (loss backward) per GPU = (112.42 GB / n + 26.32 + 6.30 GB + gathered layers) · 1.05 + 1 GB:
+        // peak (loss backward) per GPU = (112.42 GB / n + 26.32 + 6.34 GB + gathered layers) · 1.05 + 1 GB:
         // n=2 -> 93.4 GB > 85.9; n=3 -> 73.7 GB
         const Estimate e = estimate(test::model("llama-3-8b"), test::job({{"mode", "train"}}));
         CHECK(fit_for(e, "h100").gpus_needed == 3);

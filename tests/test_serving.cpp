@@ -217,11 +217,11 @@ TEST_CASE("vLLM profile run size follows chunked prefill") {
 }
 
 TEST_CASE("vLLM: a pool just short of one request reads below 1x beside 'does not fit'") {
-    // Llama 3 70B BF16 on 2 H100 at 4096 tokens under vLLM 0.6.5 with an 8192-token profile: the pool
+    // Llama 3 70B BF16 on 2 H100 at 4096 tokens under vLLM 0.6.5 with an 8064-token profile: the pool
     // holds 255 blocks × 16 = 4080 tokens, 4080 / 4096 = 0.996 requests. Rounded like vLLM's "%.2fx" it
     // would read 1.00x; cut, 0.99x.
     const Estimate e = run(test::model("llama-3-70b"), {{"engine", "vllm"}, {"vllm_version", "0.6.5"}, {"gpu", "h100"}, {"gpus", 2},
-                                                       {"seq", 4096}, {"max_num_batched_tokens", 8192}});
+                                                       {"seq", 4096}, {"max_num_batched_tokens", 8064}});
     CHECK(e.serving.pool_tokens == 4080);
     CHECK_FALSE(e.serving.fits);
     CHECK(e.serving.max_concurrency == doctest::Approx(4080.0 / 4096));

@@ -149,21 +149,36 @@ TEST_CASE("vLLM's non-torch memory and CUDA graphs by layout and version") {
           doctest::Approx(0.268e9));
     CHECK(run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "h100"}, {"gpus", 2}, {"pp", 2}}).serving.non_torch_quiet ==
           doctest::Approx(0.075e9));
-    // Graphs, newest on one H100, max_num_seqs 1024: sizes 1, 2, 4, 8 … 256 by 8, 272 … 512 by 16 = 51, twice
-    // (FULL_AND_PIECEWISE) = 102 × 3.5 MiB = 374,341,632 + the pool 32 layers × 512 × (2 · 4096 + 2 · 4096 +
-    // 2 · 1024) × 2 = 603,979,776 = 978,321,408 bytes, taken from the budget (0.21+).
+    // Graphs, newest on one H100, max_num_seqs 1024: sizes 1, 2, 4, 8 … 256 by 8, 272 … 512 by 16 = 51 piecewise
+    // captures and 51 FULL decode captures (all ≤ max_num_seqs) = 102. Each keeps 32 layers × 192 KiB of graph
+    // executables: 641,728,512; the pool one layer at 512 tokens, 512 · (3 · 4096 + 3 · 14336) · 2 = 56,623,104;
+    // FlashAttention 3's split buffers 32 splits · 32 heads · 512 · (128 + 1) · 4 = 270,532,608; the capture
+    // stream's cuBLAS workspace 32 MiB = 33,554,432: 1,002,438,656 bytes (0.93 GiB; the v0.19 log: 0.91), taken
+    // from the budget (0.21+).
     const Estimate g = run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}});
     CHECK(g.serving.graphs == 102);
     CHECK(g.serving.capture_max == 512);
-    CHECK(g.serving.cuda_graphs == 978'321'408.0);
-    CHECK(g.breakdown.bytes[kBuffers] == 978'321'408.0);
+    CHECK(g.serving.cuda_graphs == 1'002'438'656.0);
+    CHECK(g.breakdown.bytes[kBuffers] == 1'002'438'656.0);
     // enforce_eager captures none; 0.19 captures the same graphs outside the budget, so its pool is larger by them.
     const Estimate eager = run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}, {"enforce_eager", true}});
     CHECK(eager.serving.cuda_graphs == 0);
-    CHECK(eager.serving.kv_pool == doctest::Approx(g.serving.kv_pool + 978'321'408.0));
+    CHECK(eager.serving.kv_pool == doctest::Approx(g.serving.kv_pool + 1'002'438'656.0));
     const Estimate v019 = run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}, {"vllm_version", "0.19"}});
     CHECK_FALSE(v019.serving.graphs_in_budget);
-    CHECK(v019.serving.kv_pool == doctest::Approx(g.serving.kv_pool + 978'321'408.0));
+    CHECK(v019.serving.kv_pool == doctest::Approx(g.serving.kv_pool + 1'002'438'656.0));
+    // No FlashAttention 3 on an A100 (sm80): no split buffers, and PyTorch's workspace there is 2 · 4 MiB + 16 · 8 KiB;
+    // max_num_seqs 256 there (0.9+), so 2 · 256 = 512 piecewise sizes (51) but FULL graphs only to 256 (35).
+    const Estimate a100 = run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "a100-80"}, {"seq", 8192}});
+    CHECK(a100.serving.graphs == 51 + 35);
+    CHECK(a100.serving.cuda_graphs == 86.0 * 32 * 192 * 1024 + 56'623'104 + 8'519'680);
+    // Gemma 3 serves through TRITON_ATTN (its image prefix): no split buffers either.
+    const Estimate gemma = run("gemma-3-4b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}});
+    CHECK(gemma.serving.cuda_graphs == 102.0 * 34 * 192 * 1024 + 512.0 * (3 * 2560 + 3 * 10240) * 2 + 33'554'432);
+    // gpt-oss: capture sizes to 1024 (83); FA3 splits up to 992 sequences, so the buffers follow the 992 capture.
+    const Estimate oss = run("gpt-oss-20b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}, {"vllm_version", "0.19.0"}});
+    CHECK(oss.serving.capture_max == 1024);
+    CHECK(oss.serving.graphs == 83 + 83);
     // kv_cache_dtype fp8 (vLLM's name; 1 byte per element) doubles the tokens of the same pool.
     const Estimate fp8 = run("llama-3.1-8b", {{"engine", "vllm"}, {"gpu", "h100"}, {"seq", 8192}, {"kv_cache_dtype", "fp8_e4m3"}});
     CHECK(fp8.serving.kv_pool == doctest::Approx(g.serving.kv_pool));

@@ -11,10 +11,14 @@ const attributeName = (key) => {
 };
 
 // here: the calculator's folder URL. changed: job fields that differ from the
-// defaults. query: the page state as URLSearchParams (for the iframe).
-export function embedSnippet({ here, modelId, changed, query }) {
-  const src = new URL(`index.html?${query}`, here);
-  src.searchParams.set('embed', '1');
+// defaults. fragment: the page state as link.js encodes it (for the iframe and
+// the widget's fallback link).
+// The widget's element holds a line of its own, shown until widget.js replaces
+// it and left on screen when widget.js cannot load on the host page (blocked
+// by the host's Content-Security-Policy, or by a server without CORS headers).
+export function embedSnippet({ here, modelId, changed, fragment }) {
+  const src = new URL(`index.html?embed=1#${fragment}`, here);
+  const page = new URL(`index.html#${fragment}`, here);
   // The iframe shows the results first; embed-host.js sizes it to its content (the page reports its height).
   const iframe = `<iframe src="${escapeAttr(src.href)}" width="100%" height="900" loading="lazy" title="vramcalc" ` +
     `style="border:0" data-vramcalc></iframe>\n<script src="${escapeAttr(new URL('embed-host.js', here).href)}" async></script>`;
@@ -22,6 +26,7 @@ export function embedSnippet({ here, modelId, changed, query }) {
   const attrs = [`model="${escapeAttr(modelId)}"`];
   for (const [key, value] of Object.entries(changed)) attrs.push(`${attributeName(key)}="${escapeAttr(value)}"`);
   const widget = `<script type="module" src="${escapeAttr(new URL('widget.js', here).href)}"></script>\n` +
-    `<vram-calc ${attrs.join(' ')}></vram-calc>`;
+    `<vram-calc ${attrs.join(' ')}>Loading the GPU memory calculator… If this line stays, it could not load on this page: ` +
+    `<a href="${escapeAttr(page.href)}">open this estimate on vramcalc</a>.</vram-calc>`;
   return `${widget}\n\n<!-- or, as an iframe: -->\n${iframe}`;
 }

@@ -1,5 +1,7 @@
-// The page's one state object and its URL form. Panels read and write
-// `state`; app.js turns it into core calls.
+// The page's one state object and its URL form (a URLSearchParams, carried
+// in the URL fragment by link.js). Panels read and write `state`; app.js turns
+// it into core calls.
+import { base64urlToBytes } from './link.js';
 export const state = {
   // Where the model comes from: the catalog, a pasted config, or the Hub.
   source: { kind: 'catalog', modelId: 'llama-3-8b', pasted: '', hubId: '', hubText: '', hubSaved: false },
@@ -13,40 +15,45 @@ export const state = {
   fitsGpu: '',         // GPU the "what fits" answers are for ('' = automatic)
   customGpuGib: '',
   lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
-  compare: [],         // saved setups, each a query string
+  compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   result: null,        // last good estimate and its counterpart
   other: null,
 };
 
-// base64url of UTF-8 text, in chunks: spreading a large byte array into
-// String.fromCharCode overflows the argument limit (~100 KB).
-export function base64url(text) {
-  const bytes = new TextEncoder().encode(text);
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+// A pasted config in a state: `config` holds its text (inside the compressed
+// fragment, link.js); older links had it base64url-encoded in `cfg`. Returns
+// the text, null when the state has none, undefined when `cfg` is not valid.
+export function pastedConfigOf(q) {
+  if (q.has('config')) return q.get('config');
+  if (!q.has('cfg')) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(base64urlToBytes(q.get('cfg')));
+  } catch {
+    return undefined;
+  }
 }
-export function unbase64url(text) {
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+
+function withoutConfig(setup) {
+  const q = new URLSearchParams(setup);
+  if (q.has('config')) q.set('config', '');
+  return q.toString();
 }
 
 // The URL query for the state: the model source, the job fields the user set,
 // the custom GPU, the chart line, the "what fits" GPU and the comparison list.
-export function stateQuery(job) {
+// withConfig false: the pasted config left out (config= empty: the Paste tab opens empty), for a link too large to share.
+export function stateQuery(job, { withConfig = true } = {}) {
   const q = new URLSearchParams();
   const s = state.source;
   if (s.kind === 'catalog') q.set('model', s.modelId);
   if (s.kind === 'hub') q.set('hf', s.hubId);
-  if (s.kind === 'paste') q.set('cfg', base64url(s.pasted));
+  if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   if (state.customGpuGib !== '') q.set('custom_gpu_gib', state.customGpuGib);
   if (state.lineGpu) q.set('line', state.lineGpu);
   if (state.fitsGpu) q.set('fit', state.fitsGpu);
-  for (const c of state.compare) q.append('cmp', c);
+  for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;
 }

@@ -4,47 +4,91 @@
 // true/false, or a bare attribute for true; anything else is an error
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
-// strict CSP (style-src 'self') is enough.
-import { loadCore, loadModels, estimate, fitSummary, jobFromText, modeTitle } from './vramcalc-client.js';
-import { renderBar, renderBreakdownRows } from './render.js';
+// strict CSP (style-src 'self') is enough. The shadow root is built element by
+// element (no HTML strings), so the widget runs under Trusted Types
+// (require-trusted-types-for 'script'); its worker URL goes through a policy
+// named 'vramcalc' (core-client.js).
+//
+// The core runs in a Web Worker shared by every widget on the page: a changed
+// attribute supersedes the answer on its way, and the last figures stay, dimmed
+// and aria-busy, until the new ones arrive. Loaded from another origin, every
+// URL is resolved against this module's own (import.meta.url); when the core
+// cannot start there (CORS, the host's CSP or Trusted Types), the element says
+// why in plain words.
+import { loadCore, loadModels, estimate, fitSummary, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
+import { renderBar, renderBreakdownRows, el } from './render.js';
+import { stateLink } from './link.js';
 
 const base = new URL('./', import.meta.url);
-const core = await loadCore();
-const defaults = JSON.parse(core.options()).defaults;
+let defaults = {};
+let startError = null;
+try {
+  defaults = (await loadCore()).options.defaults;
+} catch (e) {
+  startError = e;
+}
 const jobKeys = Object.keys(defaults);
 const attributeName = (key) => key.replaceAll('_', '-');
 
-const template = `
-<link rel="stylesheet" href="${new URL('parts.css', base)}">
-<link rel="stylesheet" href="${new URL('widget.css', base)}">
-<div class="w">
-  <header><span class="name" part="name"></span><span class="mode"></span></header>
-  <p class="error" hidden></p>
-  <div class="result">
-    <div class="total" aria-live="polite"></div>
-    <div class="bar" role="img"></div>
-    <table class="breakdown"><caption class="visually-hidden">Memory per GPU by term</caption><tbody></tbody></table>
-    <p class="fit"></p>
-  </div>
-  <a target="_blank" rel="noopener">Open in vramcalc →</a>
-</div>`;
+// The shadow root's parts, built without markup strings.
+function build(root) {
+  const sheet = (file) => el('link', { rel: 'stylesheet', href: new URL(file, base).href });
+  const parts = {
+    name: el('span', { class: 'name', part: 'name' }),
+    mode: el('span', { class: 'mode' }),
+    error: el('p', { class: 'error', hidden: '' }),
+    status: el('p', { class: 'status', role: 'status', hidden: '' }),
+    result: el('div', { class: 'result' }),
+    total: el('div', { class: 'total', 'aria-live': 'polite' }),
+    bar: el('div', { class: 'bar', role: 'img' }),
+    tbody: el('tbody'),
+    fit: el('p', { class: 'fit' }),
+    link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
+  };
+  const table = el('table', { class: 'breakdown' });
+  table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
+  parts.result.append(parts.total, parts.bar, table, parts.fit);
+  const header = el('header');
+  header.append(parts.name, parts.mode);
+  const frame = el('div', { class: 'w' });
+  frame.append(header, parts.error, parts.status, parts.result, parts.link);
+  root.append(sheet('parts.css'), sheet('widget.css'), frame);
+  return parts;
+}
+
+const widgets = new Set();
+// The core's news (a long job, a restart for a newer input) shows in every widget waiting for an answer.
+onCoreStatus(({ kind, message }) => {
+  for (const w of widgets) w.coreStatus(kind, message);
+});
 
 class VramCalc extends HTMLElement {
+  #parts;
+  #controller = null;
+  #serial = 0;
+
   static get observedAttributes() {
     return ['model', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
   }
 
   constructor() {
     super();
-    this.attachShadow({ mode: 'open' }).innerHTML = template;
+    this.#parts = build(this.attachShadow({ mode: 'open' }));
   }
 
-  connectedCallback() { this.update(); }
+  connectedCallback() {
+    widgets.add(this);
+    this.update();
+  }
+  disconnectedCallback() {
+    widgets.delete(this);
+    this.#controller?.abort();
+  }
   attributeChangedCallback() { if (this.isConnected) this.update(); }
 
-  // The job from the attributes, read by the core's one value parser (core/api/job_text.hpp): a
-  // field given as both kv-dtype and kv_dtype is an error naming both.
-  job() {
+  // The attributes that name job fields, as [name, text] pairs for the core's one value parser
+  // (core/api/job_text.hpp, through jobFromText): kv-dtype and kv_dtype both given is an error naming both.
+  fields() {
     const fields = [];
     for (const key of jobKeys) {
       for (const name of new Set([attributeName(key), key])) {
@@ -52,47 +96,79 @@ class VramCalc extends HTMLElement {
         if (value !== null) fields.push([name, value]);
       }
     }
-    return jobFromText(fields, 'attribute');
+    return fields;
+  }
+
+  // Shown while this widget waits; a restart's or a stop's note stays until its next change.
+  coreStatus(kind, message) {
+    const { status } = this.#parts;
+    if (kind === 'done') {
+      if (status.dataset.kind === 'slow') status.hidden = true;
+    } else if (this.hasAttribute('aria-busy')) {
+      Object.assign(status, { hidden: false, textContent: message });
+      status.dataset.kind = kind;
+    }
+  }
+
+  #busy(on) {
+    this.#parts.result.classList.toggle('pending', on);
+    if (on) this.setAttribute('aria-busy', 'true');
+    else this.removeAttribute('aria-busy');
+  }
+
+  // Nothing of an earlier answer stays beside an error: the numbers go with it.
+  #showError(message) {
+    const p = this.#parts;
+    this.#busy(false);
+    p.error.hidden = false;
+    p.result.hidden = true;
+    p.error.textContent = message;
+    p.mode.textContent = '';
+    p.total.replaceChildren();
+    p.fit.textContent = '';
+    delete this.dataset.total;
+    this.dataset.error = message;
   }
 
   async update() {
-    const $ = (sel) => this.shadowRoot.querySelector(sel);
-    // loadCore() hands back the running instance, or a fresh one after a trap.
-    // A catalog that cannot be read is this widget's error, not a blank box.
-    const catalog = loadModels().then((models) => ({ models }), (error) => ({ models: [], error }));
-    const [{ models, error: catalogError }] = await Promise.all([catalog, loadCore()]);
+    const p = this.#parts;
+    this.#controller?.abort();
+    this.#controller = new AbortController();
+    const { signal } = this.#controller;
+    const mine = ++this.#serial;
     const id = this.getAttribute('model') || 'llama-3-8b';
+    p.status.hidden = true;
+    if (!p.name.textContent) p.name.textContent = id;
+    if (startError) return this.#showError(startError.message);
+    this.#busy(true);
+    // A catalog that cannot be read is this widget's error, not a blank box.
+    const { models, error } = await loadModels().then((m) => ({ models: m }), (e) => ({ models: [], error: e }));
+    if (mine !== this.#serial) return undefined;
     const model = models.find((m) => m.id === id);
-    const read = this.job();
+    const read = await jobFromText(this.fields(), 'attribute', { signal });
+    if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
-    const result = catalogError ? { ok: false, error: { message: catalogError.message } }
+    const result = error ? { ok: false, error: { message: error.message } }
       : !read.ok ? read
-      : model ? estimate(JSON.stringify(model.config), job)
+      : model ? await estimate(JSON.stringify(model.config), job, { signal })
         : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
-    const query = new URLSearchParams({ model: id, ...job });
-    $('a').href = new URL(`index.html?${query}`, base).href;
-    $('.name').textContent = model ? model.name : id;
-    $('.error').hidden = result.ok;
-    $('.result').hidden = !result.ok;
-    if (!result.ok) {
-      // Nothing of an earlier answer stays: the numbers go with the error.
-      $('.error').textContent = result.error.message;
-      $('.mode').textContent = '';
-      $('.total').replaceChildren();
-      $('.fit').textContent = '';
-      delete this.dataset.total;
-      this.dataset.error = result.error.message;
-      return;
-    }
+    if (mine !== this.#serial || result.cancelled) return undefined;
+    p.name.textContent = model ? model.name : id;
+    p.link.href = await stateLink(new URL('index.html', base), new URLSearchParams({ model: id, ...job }));
+    if (mine !== this.#serial) return undefined;
+    if (!result.ok) return this.#showError(result.error.message);
+    this.#busy(false);
+    p.error.hidden = true;
+    p.result.hidden = false;
     delete this.dataset.error;
-    $('.mode').textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
-    $('.total').replaceChildren(result.total_text, Object.assign(document.createElement('small'),
-      { textContent: result.layout.gpus > 1 ? ` per GPU, ${result.layout.gpus} GPUs` : ' on one GPU' }));
-    renderBar($('.bar'), result);
-    renderBreakdownRows($('tbody'), result, false);
-    $('.fit').textContent = `${fitSummary(result)}; raw weights ${result.weights_reference_text}, this job ${result.ratio_text} that.`;
+    p.mode.textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
+    p.total.replaceChildren(result.total_text, el('small', {}, result.layout.gpus > 1 ? ` per GPU, ${result.layout.gpus} GPUs` : ' on one GPU'));
+    renderBar(p.bar, result);
+    renderBreakdownRows(p.tbody, result, false);
+    p.fit.textContent = `${fitSummary(result)}; raw weights ${result.weights_reference_text}, this job ${result.ratio_text} that.`;
     this.dataset.total = result.total_text;
     this.dispatchEvent(new CustomEvent('vramcalc-update', { detail: result }));
+    return undefined;
   }
 }
 

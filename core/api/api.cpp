@@ -362,7 +362,8 @@ std::string hardware_json() {
         w.field("tflops_fp32", g.tflops_fp32).field("tflops_tf32", g.tflops_tf32).field("tflops_bf16", g.tflops_bf16);
         w.field("tflops_fp8", g.tflops_fp8).field("tflops_fp4", g.tflops_fp4).field("memory_tbps", g.memory_tbps);
         w.field("link", g.link).field("link_gbps", g.link_gbps).field("domain", static_cast<int64_t>(g.domain));
-        w.field("pcie_gbps", g.pcie_gbps).field("per_node", static_cast<int64_t>(g.per_node)).field("source", g.source);
+        w.field("pcie_gbps", g.pcie_gbps).field("per_node", static_cast<int64_t>(g.per_node)).field("power_w", g.power_w);
+        w.field("source", g.source);
         w.end_object();
     }
     w.end_array().key("fabrics").begin_array();

@@ -34,6 +34,15 @@ struct Assumptions {
     bool overlap_ep = false;           // EP all-to-alls hidden under compute too (DeepSeek's DualPipe)
 };
 
+// Which TP collectives a framework hides under compute (its step preset, parse.cpp): the backward's
+// reduce-scatters of the input gradients behind the weight-gradient GEMMs without any switch, and whether the
+// TP overlap switch (async TP, TP comm overlap) also hides them; it always hides the forward's collectives
+// (and the recomputed forward's) and the backward's all-gathers.
+struct TpOverlap {
+    bool bwd_rs_under_wgrad = false;  // without the switch: the backward's reduce-scatters overlap the wgrad GEMMs
+    bool bwd_rs_overlapped = false;   // with the switch: the backward's reduce-scatters are overlapped too
+};
+
 // Pipeline schedules (torch.distributed.pipelining, Megatron, DeepSeek-V3's DualPipe).
 enum class Schedule { GPipe, OneF1B, Interleaved, ZeroBubble, ZeroBubbleV, DualPipe };
 const char* schedule_name(Schedule s);
@@ -62,6 +71,7 @@ struct ClusterRequest {
     AttnKernel attention = AttnKernel::Fa2;
     bool fused = false;       // fused streaming kernels (torch.compile / Transformer Engine)
     bool overlap_pp = false;  // interleaved-schedule sends overlap compute (Megatron overlap_p2p_comm)
+    TpOverlap tp_overlap;     // which TP collectives hide (the framework's step preset)
     Schedule schedule = Schedule::OneF1B;
     int64_t node_limit = 0;   // EP: nodes a token's experts may span (DeepSeek-V3: 4); 0 = no limit
     double dispatch_bytes = 0;  // EP dispatch bytes per element (DeepSeek-V3: fp8 = 1); 0 = the compute dtype

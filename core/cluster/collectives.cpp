@@ -1,5 +1,7 @@
 #include "cluster/collectives.hpp"
 
+#include <algorithm>
+
 namespace vramcalc {
 namespace {
 
@@ -82,6 +84,21 @@ const Link& link_for(const Topology& t, int64_t stride, int64_t n) {
     if (span <= t.domain) return t.domain_link;
     if (span <= t.per_node) return t.node_link;
     return t.fabric_link;
+}
+
+Link collective_link_for(const Topology& t, int64_t stride, int64_t n) {
+    const Link& hop = link_for(t, stride, n);
+    if (&hop != &t.fabric_link) return hop;
+    const bool domain_island = t.domain >= t.per_node;
+    const int64_t island = domain_island ? t.domain : t.per_node;
+    const Link& inside = domain_island ? t.domain_link : t.node_link;
+    const int64_t k = std::max<int64_t>(1, std::min(n, island / std::max<int64_t>(1, stride)));
+    if (k == 1 || island <= 1) return hop;
+    Link l = hop;
+    l.bytes_per_s = std::min(inside.bytes_per_s, static_cast<double>(k) * hop.bytes_per_s);
+    l.name = hop.name + " × " + std::to_string(k) + " NICs per " + (domain_island ? "NVLink domain" : "node") +
+             " (rings over " + inside.name + " inside)";
+    return l;
 }
 
 }  // namespace vramcalc

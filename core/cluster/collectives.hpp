@@ -48,7 +48,7 @@ AllReduceChoice engine_all_reduce(AllReduceImpl impl, double bytes, int64_t n, c
 // innermost parallel dimension on neighbouring GPUs, so a group of n ranks
 // `stride` apart spans stride × n consecutive GPUs: inside the scale-up
 // domain it runs at the scale-up link, inside the node over PCIe, beyond that
-// over the fabric (one NIC per GPU). A ring is as fast as its slowest hop.
+// over the fabric (one NIC per GPU).
 struct Topology {
     Link domain_link;
     int64_t domain = 1;
@@ -56,6 +56,17 @@ struct Topology {
     int64_t per_node = 1;
     Link fabric_link;
 };
+// The link a point-to-point exchange between neighbours of the group crosses (pipeline sends, the
+// ring-attention hops of context parallelism): a hop is as fast as the slowest link it crosses, and a
+// hop between islands leaves through one GPU's NIC.
 const Link& link_for(const Topology& t, int64_t stride, int64_t n);
+// The link an NCCL collective (all-reduce, reduce-scatter, all-gather) of the group runs at. Inside an
+// island (the scale-up domain, or the node when that is larger) as link_for. Across islands NCCL builds
+// one ring per NIC (its "channels"): every ring runs through the group's GPUs of an island on the
+// island's link and crosses to the next island through a different NIC, so the k GPUs of the group in
+// one island cross on their k NICs at once: bus bandwidth min(island link, k × NIC) (NCCL's ring
+// algorithm and nccl-tests doc/PERFORMANCE.md bus bandwidth; with k = 1, the stride ≥ island case, it
+// is one NIC, as link_for).
+Link collective_link_for(const Topology& t, int64_t stride, int64_t n);
 
 }  // namespace vramcalc

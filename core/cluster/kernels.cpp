@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "text/errors.hpp"
+#include "text/units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -114,6 +115,15 @@ Rates rates_for(const Gpu& g, double peak16_tflops, double low_tflops, AttnKerne
     const double f8 = a.mamf_fp8 > 0 && g.tflops_fp8 > 0 ? a.mamf_fp8 / g.tflops_fp8 : amd ? f16 : 1402.6 / 1978.9;
     r.gemm16 = r.peak16 * f16;
     r.gemm_low = r.peak_low * f8;
+    // A power-capped part (gpus.cpp, Achieved::capped_of): the uncapped part's kernel tables run at this
+    // part's measured GEMM rate over that part's, and no FP8 rate above what the uncapped part sustains.
+    if (a.capped_of != nullptr && a.mamf_bf16 > 0) {
+        const Gpu& design = find_gpu(a.capped_of, "gpu");
+        const Achieved d = achieved(design);
+        if (d.mamf_bf16 > 0) r.tensor_scale = a.mamf_bf16 / d.mamf_bf16;
+        if (d.mamf_fp8 > 0 && design.tflops_fp8 > 0)
+            r.gemm_low = std::min(r.gemm_low, r.peak_low * d.mamf_fp8 / design.tflops_fp8 * r.tensor_scale);
+    }
     r.gemm_source = a.mamf_bf16 > 0 ? a.source : amd ? "no MAMF measured: MI300X's 51.4 % of peak assumed"
                                                      : "no MAMF measured: H100 SXM's 80.3 % of peak assumed";
     // FlashAttention-3 and cuDNN's fused attention tables are Hopper kernels; elsewhere the
@@ -121,7 +131,8 @@ Rates rates_for(const Gpu& g, double peak16_tflops, double low_tflops, AttnKerne
     // FA3 does of the H100's: off Hopper the FA3 table's fractions of peak are taken.
     r.attn = attn;
     r.attn_source = std::string(attn_kernel_name(attn)) + (a.hopper ? " on H100 (FA3 paper, Figures 5-6)"
-                                                                    : ": FA3-on-H100 fractions of peak (off Hopper)");
+                                                                    : ": FA3-on-H100 fractions of peak (off Hopper)") +
+                    (r.tensor_scale < 1 ? ", × " + printf_text("%.2f", r.tensor_scale) + " for the power cap" : "");
     // Streaming kernels: 92 % of the peak bandwidth ("pointwise triton kernels with large inputs ... about
     // 2.2k GBPS on Meta's H100 variant", torchao roofline_utils.py pct_achievable_mem_bw).
     r.bw = g.memory_tbps * 1e12 * 0.92;
@@ -144,13 +155,29 @@ double wave_efficiency(double M, double N, int sms) {
     return tiles / (waves * sms);
 }
 
+// Depth of the K loop: each output tile pays a fixed time (prologue, pipeline fill, epilogue writing C)
+// besides its K/k_tile main-loop steps, so a GEMM reaches K/(K + K0) of the deep-K rate. Fitted on XLA's
+// measured sm_90 GEMM table (openxla xla/service/gpu/model/matmul_interpolator_data.h, "sm_90", bf16,
+// 4 × 4096 × 4096 at K = 256 / 512: 504 / 620 TFLOPS, 4096³: 783, 2 × 4096² × 2048: 763): K0 = 157 on an
+// H100 whose deep-K rate is 813 TFLOPS over 132 SMs, i.e. a fixed 1.67 µs per 256 × 128 tile. The same fixed
+// time is taken on every GPU, so K0 scales with the GEMM's per-SM rate (FP8: about twice the BF16 K0; the
+// tilelang FP8 sweep on an H800, 8192² × K = 256 ... 16384: 376 ... 1,523 TFLOPS, shows that deeper K need).
+// The MAMF is taken as the rate at K = 8192 (its shape search reaches deep K).
+constexpr double kTileFixedS = 1.67e-6;
+double depth_efficiency(double K, double rate, int sms) {
+    if (sms <= 0 || K <= 0) return 1;
+    const double k0 = kTileFixedS * rate / sms / (2.0 * 256 * 128);
+    return std::min(1.0, (K / (K + k0)) / (8192 / (8192 + k0)));
+}
+
 }  // namespace
 
 double gemm_s(const Rates& r, double M, double N, double K, bool low, double in_bytes, double scale_bytes, double groups) {
     if (M <= 0 || N <= 0 || K <= 0) return 0;
     const double flops = 2 * M * N * K;
     const double peak = low ? r.peak_low : r.peak16;
-    const double rate = r.fixed > 0 ? peak * r.fixed : (low ? r.gemm_low : r.gemm16) * wave_efficiency(M, N, r.sms);
+    const double mamf = low ? r.gemm_low : r.gemm16;
+    const double rate = r.fixed > 0 ? peak * r.fixed : mamf * wave_efficiency(M, N, r.sms) * depth_efficiency(K, mamf, r.sms);
     const double bytes = (M * K + groups * K * N) * (in_bytes + scale_bytes) + M * N * 2;
     return std::max({flops / rate, bytes / r.bw, kLaunch});
 }
@@ -163,7 +190,7 @@ double attention_fraction(const Rates& r, double head_dim, double seq, bool back
 
 double attention_s(const Rates& r, double flops, double head_dim, double seq, bool backward) {
     if (flops <= 0) return 0;
-    const double fraction = r.fixed > 0 ? r.fixed : attention_fraction(r, head_dim, seq, backward);
+    const double fraction = r.fixed > 0 ? r.fixed : attention_fraction(r, head_dim, seq, backward) * r.tensor_scale;
     return std::max(flops / (r.peak16 * fraction), kLaunch);
 }
 

@@ -46,6 +46,7 @@ struct Rates {
     AttnKernel attn = AttnKernel::Fa2;
     bool hopper = false;
     double fixed = 0;       // the single override: every matmul and attention FLOP at this fraction of its peak
+    double tensor_scale = 1;  // a power-capped part: its tensor rate over the uncapped part's the tables were measured on
     std::string gemm_source, attn_source;
 };
 

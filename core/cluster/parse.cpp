@@ -41,15 +41,24 @@ struct StepPreset {
     const char* fp8;       // its recipe for matmul_dtype fp8
     bool fused;            // fused norm + residual, SwiGLU and loss kernels without torch.compile
     bool overlap_pp;       // interleaved-schedule sends overlapped with compute
+    TpOverlap tp;          // which TP collectives hide, with and without the TP overlap switch
 };
 const StepPreset kStepPresets[] = {
     // torch (torchtitan, torchtune, HF): SDPA's flash backend is FlashAttention-2; torchao's
     // Float8LinearConfig defaults to tensorwise scaling; torch.distributed.pipelining waits on its sends.
-    {Framework::Custom, AttnKernel::Fa2, "tensorwise", false, false},
+    // TP: DTensor's collectives wait in line; async TP (torch/_inductor/fx_passes/micro_pipeline_tp.py)
+    // fuses all-gather → matmul and matmul → reduce-scatter, which match in the forward graph and the
+    // backward's all-gathers, but the backward's reduce-scatters take a sum of several matmuls and are not
+    // fused ("there were only valid scaled_mm-reduce-scatter patterns in the forward graph, but not in the
+    // backward graph": pytorch/pytorch#149946).
+    {Framework::Custom, AttnKernel::Fa2, "tensorwise", false, false, {false, false}},
     // Megatron-LM / NeMo: Transformer Engine's fused attention (cuDNN), fp8 "hybrid" DelayedScaling,
     // TE's fused LayerNormLinear / SwiGLU / cross-entropy; overlap_p2p_comm is on with a virtual pipeline
-    // (megatron/training/arguments.py --no-overlap-p2p-communication turns it off).
-    {Framework::Megatron, AttnKernel::Cudnn, "te_delayed", true, true},
+    // (megatron/training/arguments.py --no-overlap-p2p-communication turns it off). TP: with sequence
+    // parallelism "the reduce scatter of the input gradients is done asynchronously with the calculation of
+    // the weight gradients" (Megatron-Core tensor_parallel LinearWithGradAccumulationAndAsyncCommunication),
+    // and tp_comm_overlap (TE userbuffers) overlaps every TP all-gather and reduce-scatter, backward included.
+    {Framework::Megatron, AttnKernel::Cudnn, "te_delayed", true, true, {true, true}},
 };
 const StepPreset& step_preset(Framework f) {
     for (const auto& p : kStepPresets)
@@ -234,6 +243,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     r.attention = attn;
     r.fused = fused >= 0 ? fused == 1 : job.compile || preset.fused;
     r.overlap_pp = preset.overlap_pp;
+    r.tp_overlap = preset.tp;
     r.rates = rates_for(r.gpu, r.peak16_tflops, low, attn, r.assume.compute_efficiency);
     return r;
 }

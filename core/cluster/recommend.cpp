@@ -181,7 +181,7 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     s.decode_compute_bound = s.decode_compute_s > s.decode_memory_s;
     // Tensor parallel: 2 all-reduces of c·h per layer (Megatron), as the engine runs them (its serve preset:
     // vLLM's custom all-reduce, SGLang's TensorRT-LLM kernels, one-shot / two-shot by size, else NCCL).
-    const Link& tp_link = link_for(topo, 1, s.tp);
+    const Link tp_link = collective_link_for(topo, 1, s.tp);
     const double token_act = c * d.hidden * d.act_bytes;
     const AllReduceImpl impl = serve_preset(job.engine).all_reduce;
     const bool in_domain = s.tp <= r.gpu.domain;

@@ -93,20 +93,23 @@ StepCompute step_compute(const Model& model, const Job& job, const Dims& d, cons
     attn.bwd = layers * attention_s(r, 2.5 * fwd_flops, d.qk_dim, kernel_seq, true);
     attn.flops = layers * 3.5 * fwd_flops;
 
-    // ---- streaming ops per token and layer, bytes of bf16 tensors read + written, forward / backward:
-    // eager: 2 RMSNorms (forward x → y 4h, backward x, dy → dx 6h), 2 residual adds (6h each way), RoPE on q
-    // and k (4(q+k) each way), SwiGLU (forward silu 4F + mul 6F, backward 10F + 6F); fused (torch.compile,
-    // Transformer Engine): norm + residual in one kernel (8h each way, twice), SwiGLU in one (6F / 10F).
+    // ---- streaming ops per token and layer, bytes read + written, forward / backward.
+    // Eager PyTorch runs each op of the modules as written: the RMSNorm in fp32 (torchtitan's RMSNorm and HF's
+    // LlamaRMSNorm: x.float(), pow(2), mean, x · rsqrt, type_as, · weight = 6 + 8 + 4 + 8 + 6 + 4 = 36 bytes an
+    // element forward; autograd's backward of those ops 56), 2 residual adds (6h each way), RoPE in fp32
+    // (torchtitan's apply_rotary_emb: float(), complex multiply, type_as = 20 bytes an element each way),
+    // SwiGLU (forward silu 4F + mul 6F, backward 10F + 6F). Fused (torch.compile, Transformer Engine): norm +
+    // residual in one kernel (8h each way, twice), RoPE in one (4 each way), SwiGLU in one (6F / 10F).
     // Sequence parallelism splits the h-wide ops over TP; q, k and F are per-GPU widths already.
     const double h = d.hidden / st.tp, qk = d.heads * d.qk_dim / st.tp + d.kv_width / 2 / std::min(st.tp, d.kv_heads);
     const double F = intermediate / st.tp;
-    const double ew_fwd = st.fused ? 16 * h + 4 * qk + 6 * F : 20 * h + 4 * qk + 10 * F;
-    const double ew_bwd = st.fused ? 16 * h + 4 * qk + 10 * F : 24 * h + 4 * qk + 16 * F;
+    const double ew_fwd = st.fused ? 16 * h + 4 * qk + 6 * F : (2 * 36 + 12) * h + 20 * qk + 10 * F;
+    const double ew_bwd = st.fused ? 16 * h + 4 * qk + 10 * F : (2 * 56 + 12) * h + 20 * qk + 16 * F;
     // MoE: the permute and unpermute copy each routed token's hidden state (read + write, each way).
     const double moe = moe_layers > 0 ? moe_layers / std::max(1.0, d.layers) * 8 * d.experts_per_token * d.hidden / st.tp : 0;
     Acc elem;
-    elem.fwd = layers * stream_s(r, T * (ew_fwd + moe / 2), st.fused ? 4 : 9);
-    elem.bwd = layers * stream_s(r, T * (ew_bwd + moe / 2), st.fused ? 5 : 12);
+    elem.fwd = layers * stream_s(r, T * (ew_fwd + moe / 2), st.fused ? 4 : 21);
+    elem.bwd = layers * stream_s(r, T * (ew_bwd + moe / 2), st.fused ? 5 : 30);
     elem.bytes = layers * T * (ew_fwd + ew_bwd + moe);
 
     // ---- the loss over T × V/TP logits: eager fp32 cross-entropy (upcast 2V → 4V, log-softmax 4V → 4V;

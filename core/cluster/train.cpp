@@ -160,16 +160,31 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         // Megatron TP (Shoeybi et al. 2019, arXiv 1909.08053, §3): 2 all-reduces of b·s·h per layer
         // forward and 2 backward (+2 when the forward is recomputed). Sequence parallelism
         // (Korthikanti et al. 2022) turns each into a reduce-scatter + all-gather of the same volume
-        // and time. On the critical path unless async TP / TP comm overlap is on. torchtitan and Megatron
-        // train with sequence parallelism, so these are NCCL reduce-scatters and all-gathers: rings (the
-        // NVLS in-switch reduction is taken for all-reduces only, as the serving engines call them).
+        // and time. torchtitan and Megatron train with sequence parallelism, so these are NCCL
+        // reduce-scatters and all-gathers: rings (the NVLS in-switch reduction is taken for all-reduces
+        // only, as the serving engines call them). What hides is the framework's (TpOverlap): the overlap
+        // switch hides the forward's collectives and the backward's all-gathers; the backward's 2
+        // reduce-scatters per layer hide behind the weight-gradient GEMMs where the framework does that.
         const double per_layer = full ? 6 : 4;
-        const double count = m * layers_here * per_layer;
-        const Link& link = link_for(topo, 1, p.tp);
-        const AllReduceChoice one = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, false);
-        add("tp", "TP reduce-scatter + all-gather of activations", link, p.tp, count * act, count * one.time_s, r.assume.overlap_tp,
-            n_text(per_layer) + " reduce-scatter + all-gather pairs per layer × " + n_text(layers_here) + " layers" + per_mb +
-                " of b·s·h = " + gb_text(act) + " each, NCCL " + one.algorithm + " over " + link.name);
+        const Link link = collective_link_for(topo, 1, p.tp);
+        const double half = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, false).time_s / 2;  // one RS or AG
+        const double rs_bwd = m * layers_here * 2;                        // backward reduce-scatters
+        const double rest = m * layers_here * (2 * per_layer) - rs_bwd;   // every other collective
+        const TpOverlap& o = r.tp_overlap;
+        const bool rs_hidden = r.assume.overlap_tp ? o.bwd_rs_overlapped : o.bwd_rs_under_wgrad;
+        const std::string what = " of b·s·h = " + gb_text(act) + " each, NCCL ring over " + link.name;
+        if (r.assume.overlap_tp || rs_hidden) {
+            const double hidden = (r.assume.overlap_tp ? rest : 0) + (rs_hidden ? rs_bwd : 0);
+            add("tp", "TP collectives overlapped with compute", link, p.tp, hidden * act, hidden * half, true,
+                n_text(hidden / (m * layers_here)) + " reduce-scatters / all-gathers per layer × " + n_text(layers_here) +
+                    " layers" + per_mb + what);
+        }
+        const double waiting = m * layers_here * 2 * per_layer - (r.assume.overlap_tp ? rest : 0) - (rs_hidden ? rs_bwd : 0);
+        if (waiting > 0)
+            add("tp", r.assume.overlap_tp ? "TP reduce-scatters of the backward (not overlapped)" : "TP reduce-scatter + all-gather of activations",
+                link, p.tp, waiting * act, waiting * half, false,
+                n_text(waiting / (m * layers_here)) + " reduce-scatters / all-gathers per layer on the critical path × " +
+                    n_text(layers_here) + " layers" + per_mb + what);
     }
     if (p.pp > 1) {
         // Pipeline: each micro-batch's activations (sequence-parallel shard, ÷ TP) go forward and their
@@ -251,8 +266,8 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
         const double weight_dense = (d.total_params - d.routed_params) / (tp * pp);
         const double weight_expert = d.routed_params / (pp * expert_split);
         const int64_t n_dense = p.dp * p.cp, n_expert = std::max<int64_t>(1, p.dp * p.cp / p.ep);
-        const Link& l_dense = link_for(topo, p.tp, n_dense);
-        const Link& l_expert = link_for(topo, p.tp * p.ep, n_expert);
+        const Link l_dense = collective_link_for(topo, p.tp, n_dense);
+        const Link l_expert = collective_link_for(topo, p.tp * p.ep, n_expert);
         const double gb = r.assume.grad_reduce_bytes;
         // torchao float8 with enable_fsdp_float8_all_gather: the converted linears' weights travel in fp8.
         const double linear_share = d.total_params > 0 ? (d.matmul_params - static_cast<double>(model.config.vocab) * d.hidden) / d.total_params : 0;

@@ -28,6 +28,7 @@ struct Gpu {
     double pcie_gbps;    // GB/s per direction over PCIe, the path between GPUs of a node outside the domain
     int per_node;        // typical GPUs per server (node)
     const char* source;  // datasheet(s) the figures come from
+    double power_w = 0;  // board power limit the part runs at, W (datasheet TDP, or the limit it ships with); 0 = not listed
 };
 
 // What a GPU's kernels were measured to reach, where a benchmark is published
@@ -39,6 +40,9 @@ struct Achieved {
     bool hopper = false;   // sm_90: FlashAttention-3 and cuDNN's Hopper attention kernels run here
     bool nvls = false;     // NVSwitch with NVLink SHARP (third-generation NVSwitch on, Hopper and Blackwell)
     const char* source = "";
+    // A power-capped variant of another catalog part: the id whose published kernel tables (attention) were
+    // measured uncapped; the planner scales them by this part's measured GEMM rate over that part's.
+    const char* capped_of = nullptr;
 };
 Achieved achieved(const Gpu& gpu);  // by catalog id; an id without a row gets zeros
 

@@ -126,6 +126,8 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     else if (key == "compile") job.compile = bool_field(v, field);
     else if (key == "compile_loss") job.compile_loss = bool_field(v, field);
     else if (key == "loss_parallel") job.loss_parallel = bool_field(v, field);
+    else if (key == "logits_fp32") job.logits_fp32 = bool_field(v, field);
+    else if (key == "mtp_layers") job.mtp_layers = whole_field(v, field, 0, 16);
     else if (key == "sync_module_states") job.sync_module_states = bool_field(v, field);
     else if (key == "kv_dtype") job.kv_dtype = kv_format(v, field);
     else if (key == "lora_rank") job.lora_rank = whole_field(v, field, 1, 65'536);
@@ -149,7 +151,7 @@ bool read_field(Job& job, const std::string& key, const json& v) {
 const char* kKnownFields =
     "mode, framework, dtype, precision, master_weights, optimizer, optimizer_dtype, optimizer_impl, paged_optimizer, "
     "optimizer_in_backward, fp32_gradients, grad_accum, batch, seq, encoder_seq, head, num_labels, checkpointing, activation_offload, attention, "
-    "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
+    "flash_attention, loss, loss_chunks, compile, compile_loss, loss_parallel, logits_fp32, mtp_layers, model_init, qlora_matmul, sync_module_states, kv_dtype, lora_rank, lora_targets, lora_dropout, adapter_dtype, "
     "offload_optimizer, offload_params, gpus, tp, pp, cp, zero, report, overhead_gb, fragmentation, sharding_impl, reshard_after_forward, reduce_dtype, sequence_parallel, pp_schedule, "
     "pp_virtual, pp_stage, fp8, fp8_all_gather, etp, async_tp, shard_degree, capacity_factor";
 
@@ -277,6 +279,9 @@ Job parse_job(const json& j) {
     if (llama_cpp_like(job) && job.gpus > kLlamaCppMaxDevices)
         throw InputError("job.gpus", "llama.cpp and Ollama use at most " + std::to_string(kLlamaCppMaxDevices) +
                                          " GPUs (llama_max_devices() in llama.cpp), got " + std::to_string(job.gpus));
+    if (job.mtp_layers > 0 && !trains(job))
+        throw InputError("job.mtp_layers", std::string("multi-token prediction layers are trained beside the model; mode must be "
+                                                       "train, lora or qlora, got '") + mode_name(job.mode) + "'");
     if (job.engine != Engine::Custom && trains(job))
         throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
                                            mode_name(job.mode) + "'");

@@ -114,7 +114,10 @@ enum class ShardingImpl {
 enum class ReshardAfterForward {
     Always,      // FULL_SHARD / fully_shard(reshard_after_forward=True): gathered again in backward
     Never,       // SHARD_GRAD_OP / reshard_after_forward=False: kept from forward through backward
-    Torchtitan,  // torchtitan's default policy: blocks reshard except under PP; [norm, output] never
+    Torchtitan,  // torchtitan's default policy (>= 83e6941, Jul 2025): blocks reshard except under PP; [norm, output] never
+    // torchtitan before 83e6941 (9dec370 .. e7c0cae): every block but the last reshards (none under PP), and the
+    // root's own parameters (embedding, final norm, output) are one group FSDP2 never reshards after forward
+    TorchtitanRoot,
 };
 // Pipeline schedules: how many micro-batches' activations a stage holds at once.
 enum class PpSchedule { GPipe, OneFOneB, Interleaved, ZeroBubbleV, DualPipeV };
@@ -159,6 +162,8 @@ struct Job {
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
     bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)
+    bool logits_fp32 = false;            // the model returns fp32 logits (torchtune output(h).float()); else the loss upcasts them
+    int64_t mtp_layers = 0;              // multi-token prediction layers on the last stage (Megatron --mtp-num-layers)
     ModelInit model_init = ModelInit::None;
     QloraMatmul qlora_matmul = QloraMatmul::Bitsandbytes;
     bool sync_module_states = false;     // FSDP(sync_module_states=True): units loaded on rank 0, moved whole to each GPU, then sharded
@@ -243,6 +248,7 @@ struct Job {
     double large_gpu_gib = 70;                // vLLM's "large GPU" threshold for those defaults (0 = none)
     bool a100_small = false;                  // A100s take the small defaults (0.9+)
     bool gpu_is_a100 = false;                 // resolved from `gpu` when it is read
+    bool gpu_is_hopper = false;               // sm90 (H100, H200, H800, H20): FlashAttention 3, 32 MiB cuBLAS workspaces
     bool sampler_in_profile = true;           // the profile run samples (V0; V1 from 0.8)
     double sampler_extra_bytes = 36;          // per logit beyond the logits in the model dtype
     double sampler_fixed_mib = 0;             // workspace the sampler keeps (0.17+: Triton top-k/top-p buffers)
@@ -253,7 +259,9 @@ struct Job {
     CaptureSizes capture_sizes = CaptureSizes::V1Twice;
     int64_t max_cudagraph_capture_size = 0;   // 0 = the version's rule
     bool cudagraph_in_budget = false;         // the estimated graph memory is taken from the KV budget (0.21+)
-    double graph_mib = 3.5;                   // device memory per captured graph (see core/serving/vllm_graphs.cpp)
+    double graph_layer_kib = 192;             // driver memory per captured layer per graph (core/serving/vllm_graphs.cpp)
+    int64_t fa_max_splits = 0;                // FlashAttention 3's split-KV bound in FULL decode graphs (0 = no FULL FA3 graphs)
+    int64_t capture_max_gpt_oss = 0;          // the largest capture size the version sets for gpt-oss (0 = the rule's)
     bool enable_prefix_caching = true;        // V1 default; reuses blocks of the same pool
     int64_t limit_mm_per_prompt = 999;        // images per prompt the profile run may use (V0 1, V1 999)
     bool skip_mm_profiling = false;           // profile without dummy images

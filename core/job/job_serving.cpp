@@ -86,7 +86,9 @@ bool read_serving_field(Job& job, const std::string& key, const json& v, const s
     if (key == "engine") job.engine = engine_field(v, field);
     else if (key == "gpu") {
         job.gpu = gpu_field(v, field);
-        job.gpu_is_a100 = std::string(job.gpu->id).rfind("a100", 0) == 0;  // resolved here, once
+        const std::string id = job.gpu->id;
+        job.gpu_is_a100 = id.rfind("a100", 0) == 0;  // resolved here, once
+        job.gpu_is_hopper = id.rfind("h100", 0) == 0 || id == "h200" || id == "h800" || id == "h20";
     }
     else if (key == "device_gib") job.device_gib = number_field(v, field, 0, 100'000);
     else if (key == "gpu_memory_utilization") job.gpu_memory_utilization = number_field(v, field, 0.01, 1);
@@ -136,7 +138,9 @@ bool read_serving_field(Job& job, const std::string& key, const json& v, const s
     else if (key == "capture_sizes") job.capture_sizes = read_choice(v, field, kCaptureSizes);
     else if (key == "max_cudagraph_capture_size") job.max_cudagraph_capture_size = whole_field(v, field, 0, 1'000'000);
     else if (key == "cudagraph_in_budget") job.cudagraph_in_budget = bool_field(v, field);
-    else if (key == "graph_mib") job.graph_mib = number_field(v, field, 0, 1e6);
+    else if (key == "graph_layer_kib") job.graph_layer_kib = number_field(v, field, 0, 1e6);
+    else if (key == "fa_max_splits") job.fa_max_splits = whole_field(v, field, 0, 256);
+    else if (key == "capture_max_gpt_oss") job.capture_max_gpt_oss = whole_field(v, field, 0, 1'000'000);
     else if (key == "enable_prefix_caching") job.enable_prefix_caching = bool_field(v, field);
     else if (key == "limit_mm_per_prompt") job.limit_mm_per_prompt = whole_field(v, field, 0, 1'000'000);
     else if (key == "skip_mm_profiling") job.skip_mm_profiling = bool_field(v, field);
@@ -166,7 +170,7 @@ const char* serving_field_names() {
            "vllm_context_in_budget, vllm_offline, v0_auto_chunked_above, seqs_default, seqs_default_large, tokens_default, tokens_default_large, "
            "tokens_offline, tokens_offline_large, tokens_chunked_v0, large_gpu_gib, a100_small, sampler_in_profile, "
            "sampler_extra_bytes, sampler_fixed_mib, moe_workspace_kept, enforce_eager, cudagraph_mode, capture_sizes, "
-           "max_cudagraph_capture_size, cudagraph_in_budget, graph_mib, enable_prefix_caching, limit_mm_per_prompt, "
+           "max_cudagraph_capture_size, cudagraph_in_budget, graph_layer_kib, fa_max_splits, capture_max_gpt_oss, enable_prefix_caching, limit_mm_per_prompt, "
            "skip_mm_profiling, swa_full_tokens_ratio, disable_hybrid_swa_memory, cuda_graph_max_bs, disable_cuda_graph, "
            "cache_implementation, cache_nbits, cache_residual_length, cache_q_group_size";
 }

@@ -14,7 +14,8 @@ const Choice<ShardingImpl> kShardingImpl[] = {{"fsdp2", ShardingImpl::Fsdp2},
                                               {"megatron", ShardingImpl::Megatron}};
 const Choice<ReshardAfterForward> kReshard[] = {{"always", ReshardAfterForward::Always},
                                                 {"never", ReshardAfterForward::Never},
-                                                {"torchtitan", ReshardAfterForward::Torchtitan}};
+                                                {"torchtitan", ReshardAfterForward::Torchtitan},
+                                                {"torchtitan_root", ReshardAfterForward::TorchtitanRoot}};
 const Choice<PpSchedule> kPpSchedules[] = {{"1f1b", PpSchedule::OneFOneB},
                                            {"gpipe", PpSchedule::GPipe},
                                            {"interleaved_1f1b", PpSchedule::Interleaved},

@@ -39,6 +39,7 @@ const std::vector<Preset> kPresets = {
          {"loss", "\"chunked\"", "torchtune modules/loss CEWithChunkedOutputLoss (num_output_chunks 8) in current configs"},
          {"checkpointing", "\"full\"", "torchtune configs enable_activation_checkpointing: True"},
          {"adapter_dtype", "\"bf16\"", "torchtune lora recipes: adapters created in the model dtype"},
+         {"logits_fp32", "true", "torchtune modules/transformer.py TransformerDecoder.unembed: output = self.output(h).float()"},
          {"qlora_matmul", "\"torchao\"", "torchtune modules/low_precision: linear_nf4 (torchao dtypes/nf4tensor.py LinearNF4 keeps the NF4 weight only)"},
          {"report", "\"allocated\"", "torchtune training/memory.py get_memory_stats: peak_memory_active"},
          {"overhead_gb", "0", "active bytes count torch tensors only"},
@@ -90,7 +91,7 @@ const std::vector<Preset> kPresets = {
          // FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32) over fp32 sharded parameters:
          // 4 (param) + 4 (grad) + 8 (Adam) bytes per parameter, as master weights count them.
          {"precision", "\"master\"", "torchtitan config training.mixed_precision_param=bfloat16 over fp32 FSDP2 shards"},
-         {"optimizer_impl", "\"foreach\"", "torchtitan build_optimizers: AdamW(fused=False, foreach=True) by default"},
+         {"optimizer_impl", "\"fused\"", "torchtitan config optimizer.implementation = 'fused' (the default since 6e49885, 2025-02-24; foreach before)"},
          {"checkpointing", "\"selective_op\"", "torchtitan train_configs/llama3_8b.toml: activation_checkpoint mode selective, option op"},
          {"attention", "\"sdpa\"", "torchtitan models/llama3 Attention: F.scaled_dot_product_attention (flash backend)"},
          {"loss", "\"full\"", "torchtitan train.py cross_entropy_loss: F.cross_entropy(pred.float()), pred deleted before backward"},

@@ -81,10 +81,11 @@ const std::vector<PresetField> kV1 = {
     {"cudagraph_mode", "\"piecewise\"", "v1 compilation level 3 (v0.7 – v0.10): piecewise CUDA graphs around attention"},
     {"capture_sizes", "\"v1_fixed\"", "config.py VllmConfig._set_cudagraph_sizes (v0.7 – v0.9.1): [1, 2, 4] + range(8, 513, 8)"},
     {"cudagraph_in_budget", "false", "gpu_worker.py compile_or_warm_up_model captures after the KV cache is allocated"},
-    {"graph_mib", "3.5",
-     "llm-d-planner v0.19.0 Llama-3.1-8B TP 1/2/4 and PP 2/4: 'Graph capturing finished … took' 0.91 / 0.76 / 0.67 / "
-     "0.65 / 0.51 GiB, of which 0.35 GiB for 102 graphs does not change with the layers held (vramcalc's fit, "
-     "core/serving/vllm_graphs.cpp)"},
+    {"graph_layer_kib", "192",
+     "the graph executables the driver keeps, per layer per captured size: vLLM's own profiler on Llama-3.1-8B TP 1 "
+     "(llm-d-planner v0.19.0 log, d3121e059da8: 'Estimated PIECEWISE CUDA graph memory: 138.00 MiB first-capture + "
+     "(51-1) × 6.00 MiB per-graph', FULL the same 6.00): the second capture reuses the first's pool, so 6 MiB / 32 "
+     "layers is the executables alone (gpu_model_runner.py profile_cudagraph_memory; no graph row checks that run)"},
     {"limit_mm_per_prompt", "999", "config/multimodal.py MultiModalConfig.get_limit_per_prompt: 999 per modality in V1"},
     {"enable_prefix_caching", "true", "arg_utils.py _set_default_args_v1: prefix caching on"},
 };
@@ -109,9 +110,18 @@ const std::vector<PresetField> kV1Nine = join(kV1, {
 const std::vector<PresetField> kV1Eleven = join(kV1Nine, {
     {"capture_sizes", "\"v1_twice\"", "v0.11.0 config/__init__.py _set_cudagraph_sizes: [1, 2, 4] + range(8, min(2·max_num_seqs, 512) + 1, 8)"},
     {"cudagraph_mode", "\"full_and_piecewise\"", "v0.11.0 config/compilation.py: FULL_AND_PIECEWISE is the V1 default (#25444)"},
+    {"fa_max_splits", "32",
+     "envs.py VLLM_FLASH_ATTN_MAX_NUM_SPLITS_FOR_CUDA_GRAPH default '32' (later attention_config."
+     "flash_attn_max_num_splits_for_cuda_graph), the split-KV bound flash_attn.py fixes for FULL graphs"},
+    {"capture_max_gpt_oss", "992",
+     "models/config.py GptOssForCausalLMConfig.verify_and_update_config (v0.11.1 log: 'Overriding max cuda graph "
+     "capture size to 992 for performance')"},
 });
 const std::vector<PresetField> kV1Triton = join(kV1Eleven, {
     {"capture_sizes", "\"v1_twice16\"", "v0.19 logs (llm-d-planner): 51 sizes, 1 … 256 by 8, 272 … 512 by 16"},
+    {"capture_max_gpt_oss", "1024",
+     "models/config.py GptOssForCausalLMConfig: max_cudagraph_capture_size = 1024 ('This will increase the number of "
+     "CUDA graphs from 67 to 83'; v0.19 log: 'Overriding max cuda graph capture size to 1024')"},
     {"sampler_extra_bytes", "12",
      "v1/sample/ops/topk_topp_triton.py (PR #33538, Triton top-k/top-p without the sort): the fp32 logits (4 B), "
      "the softmax probabilities (4) and random_sample's exponential noise (4) per logit (vramcalc's reading)"},

@@ -333,7 +333,8 @@ ModelActivations model_activations(const Plan& p, const Layout& l, const Share& 
     if (c.bidirectional()) return stack_activations(p, l);  // encoders, encoder-decoders: activations_encoder.cpp
     ModelActivations m;
     // This stage's blocks for every micro-batch in flight, as a fraction of the model's blocks for one.
-    const double units = s.layers * s.in_flight / static_cast<double>(c.layers);
+    // (An MTP layer on the last stage is one more block for each micro-batch in flight.)
+    const double units = (s.layers + s.mtp) * s.in_flight / static_cast<double>(c.layers);
     const double L = static_cast<double>(c.layers) * units;
     const double moe_L = static_cast<double>(c.moe_layers()), dense_L = static_cast<double>(c.layers) - moe_L;
     const BlockActivations dense = dense_L > 0 ? block_activations(p, l, false) : BlockActivations{};

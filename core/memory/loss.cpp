@@ -8,14 +8,11 @@
 
 namespace vramcalc {
 
-LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
+namespace {
+
+// One cross-entropy over T rows of V logits (per loss implementation).
+LossBuffers cross_entropy(const Plan& p, const Layout& l, double T, double V) {
     const ModelConfig& c = p.m.config;
-    require_dimensions(c);
-    if (!s.last) return {};
-    // The head's logits: every token × the vocabulary (vocab-parallel over TP) for LM heads,
-    // num_labels per sequence or token for classifiers (core/memory/activations_encoder.cpp).
-    const LogitShape logits = logit_shape(p, l);
-    const double T = logits.rows, V = logits.width;
     const double TV = T * V, B = p.compute.bits / 8, n = static_cast<double>(p.job.loss_chunks);
     LossBuffers b;
     switch (p.job.loss) {
@@ -30,10 +27,17 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
                 b.forward_peak = (B == 4 ? 12 : 12 + B) * TV;
                 b.backward_peak = 16 * TV;
             } else if (p.job.compile_loss) {
-                // compiled cross-entropy keeps its fp32 input and recomputes softmax in backward
-                b.saved = 4 * TV;
-                b.forward_peak = (B == 4 ? 4 : 4 + B) * TV;
-                b.backward_peak = 8 * TV;
+                // Compiled cross-entropy: the graph saves its input, not the log-probabilities (softmax is
+                // recomputed from it in backward), and one fused kernel writes the input's gradient in the
+                // input's dtype (torch/_inductor/fx_passes: scatter_upon_const_tensor turns nll_loss's
+                // zeros + scatter into a pointwise where). The input is what the model returns: fp32 logits
+                // when it upcasts them itself (torchtune TransformerDecoder: output(h).float(); the 16-bit
+                // ones exist at the forward peak too), or the 16-bit logits when the upcast is inside the
+                // compiled loss (torchtitan components/loss.py cross_entropy_loss: pred.float()).
+                const double in = p.job.logits_fp32 ? 4 : B;
+                b.saved = in * TV;
+                b.forward_peak = (p.job.logits_fp32 && B < 4 ? 4 + B : in) * TV;
+                b.backward_peak = 2 * in * TV;
             } else {
                 // logits (B) -> fp32 copy -> log_softmax output (fp32, saved); backward: NLL
                 // gradient + log_softmax gradient, both fp32 (transformers loss_utils ForCausalLMLoss)
@@ -94,6 +98,38 @@ LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
         }
     }
     return b;
+}
+
+// What the output projection saves for its weight gradient: its input, the final norm's output,
+// T × h. Tensor parallelism over DTensors gathers it from the sequence shards before the matmul and
+// autograd keeps the gathered copy (torch distributed/tensor/parallel/style.py ColwiseParallel,
+// torchtitan's output plan input_layouts=Shard(1)); Megatron's sequence-parallel linear saves its
+// shard and gathers it again in backward (core/tensor_parallel/layers.py
+// LinearWithGradAccumulationAndAsyncCommunication). A frozen head saves nothing; a fused linear
+// cross-entropy (Loss::Fused) computes the head's gradients in forward instead.
+double head_input(const Plan& p, const Layout& l, double T) {
+    const Job& job = p.job;
+    if (p.m.config.head != Head::CausalLM || job.loss == Loss::Fused || !(job.mode == Mode::Train || p.trainable_head > 0)) return 0;
+    const double split = job.sharding_impl == ShardingImpl::Megatron && job.sequence_parallel ? static_cast<double>(l.tp) : 1;
+    return T * static_cast<double>(p.m.config.hidden) * (p.compute.bits / 8) / split;
+}
+
+}  // namespace
+
+LossBuffers loss_buffers(const Plan& p, const Layout& l, const Share& s) {
+    require_dimensions(p.m.config);
+    if (!s.last) return {};
+    // The head's logits: every token × the vocabulary (vocab-parallel over TP) for LM heads,
+    // num_labels per sequence or token for classifiers (core/memory/activations_encoder.cpp).
+    const LogitShape logits = logit_shape(p, l);
+    LossBuffers one = cross_entropy(p, l, logits.rows, logits.width);
+    const double input = head_input(p, l, logits.rows);
+    one.saved += input, one.forward_peak += input, one.backward_peak += input;
+    // Multi-token prediction (Megatron models/gpt/gpt_model.py forward): each MTP layer's logits
+    // go through the same output layer and its own cross-entropy, computed and kept for backward
+    // before the main loss; their backward runs after the main loss's.
+    const double k = static_cast<double>(p.job.mtp_layers);
+    return {(1 + k) * one.saved, k * one.saved + one.forward_peak, k * one.saved + one.backward_peak};
 }
 
 }  // namespace vramcalc

@@ -79,6 +79,31 @@ void block_parallel_buffers(const Plan& p, const Layout& l, const Share& s, Comm
     }
 }
 
+// One multi-token prediction layer (Megatron core/transformer/multi_token_prediction.py
+// MultiTokenPredictionLayer): enorm and hnorm (h each), eh_proj (2h -> h), a transformer layer
+// of the decoder's last layer's kind (models/gpt/gpt_layer_specs.py get_gpt_mtp_block_spec:
+// layer_specs[-1], a MoE layer in MoE models) and its final norm (h). Dense and routed-expert
+// parameters, before TP and EP split them.
+struct MtpLayer {
+    double dense = 0, experts = 0;
+};
+MtpLayer mtp_layer(const Plan& p) {
+    const ModelConfig& c = p.m.config;
+    const double L = static_cast<double>(std::max<int64_t>(1, c.layers)), h = static_cast<double>(c.hidden);
+    const double moe_L = static_cast<double>(c.moe_layers());
+    MtpLayer m{2 * h * h + 3 * h, 0};
+    if (moe_L == 0 || p.m.tensors.empty()) return m.dense += p.dense_params / L, m;
+    for (const Tensor& t : p.m.tensors) {
+        const double one = static_cast<double>(t.in) * static_cast<double>(t.out);
+        const double copies = static_cast<double>(t.copies);
+        if (t.kind == TensorKind::Embedding || t.kind == TensorKind::Head) continue;
+        if (t.kind == TensorKind::RoutedExpert) m.experts += one * copies / moe_L;
+        else if (t.copies % std::max<int64_t>(1, c.layers) == 0) m.dense += one * copies / L;  // in every layer
+        else if (copies == moe_L) m.dense += one;  // in MoE layers only (shared experts, router)
+    }
+    return m;
+}
+
 }  // namespace
 
 Share share_of(const Plan& p, const Layout& l, int64_t stage) {
@@ -115,6 +140,18 @@ Share share_of(const Plan& p, const Layout& l, int64_t stage) {
     if (job.shard_degree > 0) {  // resolve_layout checks it divides DP × CP
         s.dense_dp = std::min(s.dense_dp, static_cast<double>(job.shard_degree));
         s.expert_dp = std::min(s.expert_dp, s.dense_dp);
+    }
+    if (s.last && job.mtp_layers > 0) {
+        // The MTP layers run on the last stage, which then also builds the embedding (their decoder
+        // input; Megatron gpt_model.py: `if self.pre_process or self.mtp_process`) and keeps it in
+        // sync with the first stage's, as tied embeddings are.
+        const MtpLayer m = mtp_layer(p);
+        const double k = static_cast<double>(job.mtp_layers);
+        const double embedding = l.pp > 1 && !tied_copy ? p.embedding_params : 0;
+        s.mtp = k;
+        s.dense += (k * m.dense + embedding) / tp;
+        s.experts += k * m.experts / experts_split;
+        if (job.mode == Mode::Train) s.trainable_dense += (k * m.dense + embedding) / tp, s.trainable_experts += k * m.experts / experts_split;
     }
     s.unit = p.dense_params / L / tp + p.expert_params / L / experts_split;
     s.embedding = s.first ? p.embedding_params / tp : 0;
@@ -164,6 +201,9 @@ CommBuffers comm_buffers(const Plan& p, const Layout& l, const Share& s) {
     // The dtype FSDP gathers in: a frozen base as stored (QLoRA NF4, LoRA bf16), fp8 with
     // torchao's float8 all-gather (float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor), else the compute dtype.
     const double gathered = uses_adapters(job) ? p.weights.bits / 8 : job.fp8 == Fp8::Torchao && job.fp8_all_gather ? 1 : compute;
+    // The embedding and the output layer stay 16-bit under float8: the converter swaps the blocks'
+    // nn.Linear only (an nn.Embedding is not one; torchtitan's float8 filter_fqns = ["output"]).
+    const double gathered_ends = uses_adapters(job) ? gathered : compute;
     const double grad = fp32_gradient_buffers(job) ? 4 : uses_adapters(job) ? job.adapter_dtype->bits / 8 : compute;
     const double reduce = job.reduce_dtype ? job.reduce_dtype->bits / 8 : grad;  // MixedPrecisionPolicy.reduce_dtype
     const double trainable_unit = s.trainable_dense / std::max(1e-9, s.dense) * s.unit;  // a block's trainable share
@@ -173,8 +213,9 @@ CommBuffers comm_buffers(const Plan& p, const Layout& l, const Share& s) {
     const double U = s.unit, Ut = trainable_unit;
     const double H = s.head, Ht = job.mode == Mode::Train ? s.head : 0;
     const bool sharded_params = l.zero >= 3 || job.offload_params;
-    const bool keep_blocks = job.reshard_after_forward == ReshardAfterForward::Never ||
-                             (job.reshard_after_forward == ReshardAfterForward::Torchtitan && l.pp > 1);
+    const bool titan = job.reshard_after_forward == ReshardAfterForward::Torchtitan ||
+                       job.reshard_after_forward == ReshardAfterForward::TorchtitanRoot;
+    const bool keep_blocks = job.reshard_after_forward == ReshardAfterForward::Never || (titan && l.pp > 1);
     const double stage_params = s.dense + s.experts;
     switch (job.sharding_impl) {
         case ShardingImpl::Fsdp2:
@@ -186,9 +227,9 @@ CommBuffers comm_buffers(const Plan& p, const Layout& l, const Share& s) {
             // unit and the prefetched one, this unit's unsharded gradients and its reduce-scatter
             // input in reduce_dtype (the copies' overlaps are brief: the flat all-gather buffer is
             // freed as its copy-out completes in backward).
-            b.forward = keep_blocks ? 0 : 2 * gathered * std::max(U, H);
+            b.forward = keep_blocks ? 0 : 2 * std::max(gathered * U, gathered_ends * H);
             b.backward = (keep_blocks ? 0 : 2 * gathered * U) + grad * Ut + reduce * Ut;
-            b.head_backward = gathered * H + grad * Ht + reduce * Ht;
+            b.head_backward = gathered_ends * H + grad * Ht + reduce * Ht;
             // CPUOffloadPolicy: each shard is copied to the GPU before its all-gather.
             if (job.offload_params) b.forward += (p.job.precision == Precision::Pure ? compute : 4) * U / s.dense_dp;
             break;
@@ -200,9 +241,9 @@ CommBuffers comm_buffers(const Plan& p, const Layout& l, const Share& s) {
             // all-gathers run on the unshard stream and the reduce-scatter on the post-backward stream:
             // the caching allocator keeps those blocks in the streams' own pools (recordStream), so
             // they stay reserved while the default stream peaks elsewhere.
-            b.forward = keep_blocks ? 0 : 2 * gathered * std::max(U, H);
+            b.forward = keep_blocks ? 0 : 2 * std::max(gathered * U, gathered_ends * H);
             b.backward = (keep_blocks ? 0 : 2 * gathered * U) + grad * Ut + reduce * Ut / s.dense_dp;
-            b.head_backward = gathered * H + grad * Ht;
+            b.head_backward = gathered_ends * H + grad * Ht;
             b.side_pools = 2 * gathered * U + grad * Ut;
             if (job.offload_params) b.forward += compute * U / s.dense_dp;
             break;
@@ -229,10 +270,19 @@ CommBuffers comm_buffers(const Plan& p, const Layout& l, const Share& s) {
         // Units kept gathered after their forward: every block (reshard_after_forward False; torchtitan
         // under PP, "to avoid per-microbatch all-gathers"), or the last unit only (torchtitan's
         // [norm, output]: "FSDP would prefetch them immediately", parallelize.py apply_fsdp).
-        if (keep_blocks) b.stage_unsharded = gathered * stage_params;
+        // The embedding and the head on this stage (one tensor when tied on a single stage).
+        const double ends = p.m.config.tied_embeddings && s.first && s.last ? s.head : s.head + s.embedding;
+        if (keep_blocks) b.stage_unsharded = gathered * (stage_params - ends) + gathered_ends * ends;
         else if (job.reshard_after_forward == ReshardAfterForward::Torchtitan && s.last) {
-            b.head_kept = gathered * s.head;
-            b.head_backward -= gathered * s.head;  // not gathered again: it is the kept one
+            b.head_kept = gathered_ends * s.head;
+            b.head_backward -= gathered_ends * s.head;  // not gathered again: it is the kept one
+        } else if (job.reshard_after_forward == ReshardAfterForward::TorchtitanRoot) {
+            // torchtitan before 83e6941 (parallelize_llama.py apply_fsdp): fully_shard(model) makes the
+            // embedding, final norm and output the root's own group, which FSDP2 never reshards after
+            // forward (_fsdp_state.py _lazy_init: "For the root, do not reshard after forward"), and the
+            // last block is kept too (reshard_after_forward = layer_id < n_layers - 1).
+            b.head_kept = gathered_ends * ends + gathered * U;
+            b.head_backward -= gathered_ends * s.head;
         }
         // Under PP the stage's backward runs once per micro-batch with gradient sync off until the
         // last (torch pipelining stage.py backward_maybe_with_nosync): FSDP accumulates unsharded

@@ -15,6 +15,7 @@ struct Share {
     int64_t stage = 0, stages = 1;  // this GPU's pipeline stage (0 = first) of `stages`
     bool first = true, last = true; // holds the embedding / the output head and the loss
     double layers = 0;              // blocks on this stage
+    double mtp = 0;                 // multi-token prediction layers on this stage (the last), beside its blocks
     double microbatches = 1;        // per optimizer step (grad_accum; under PP at least pp)
     double in_flight = 1;           // micro-batches of this stage's activations alive at its peak
     // Parameters on this GPU before ZeRO/FSDP, by how they shard: `dense` (blocks, norms,

@@ -193,6 +193,33 @@ int64_t ModelConfig::recurrent_layers() const {
     return layers - attention_layers();
 }
 
+// The RoPE tables vLLM precomputes when it builds the model (layers/rotary_embedding get_rope: one
+// module per distinct RoPE, shared by the layers). RotaryEmbedding registers cos_sin_cache
+// [max_position, rotary_dim] in the model dtype; LinearScaling-, DynamicNTKScaling- and
+// YaRNScalingRotaryEmbedding._compute_cos_sin_cache size it max_position × factor ("max_len =
+// self.max_position_embeddings * scaling_factor"); Llama 3's and the default keep max_position.
+// Gemma 3's sliding layers use a second, unscaled RoPE (gemma3.py Gemma3Attention: base
+// rope_local_base_freq, rope_type default). rotary_dim: head_dim × partial_rotary_factor, MLA's
+// qk_rope_head_dim. Models with learned or ALiBi positions, encoders and encoder-decoders: none.
+static void parse_rope(const json& c, ModelConfig& m) {
+    const bool rotary = (m.family == Family::LlamaLike || m.family == Family::GptNeoX || m.family == Family::DeepSeek ||
+                         m.family == Family::Falcon) && !m.alibi && m.position_rows == 0 && m.max_positions == 0;
+    if (!rotary || m.context_length <= 0 || m.heads <= 0) return;
+    double factor = 1;
+    for (const char* key : {"rope_scaling", "rope_parameters"}) {
+        auto it = c.find(key);
+        if (it == c.end() || !it->is_object()) continue;
+        const std::string type = cfg::read_text(*it, it->contains("rope_type") ? "rope_type" : "type", "default");
+        if (type == "linear" || type == "dynamic" || type == "yarn")
+            factor = cfg::present_key(*it, {"factor"}) ? number_field(it->at("factor"), cfg::field_name(key), 1, 1e4) : 1;
+        break;
+    }
+    const double partial = cfg::read_fraction(c, {"partial_rotary_factor"}, 1);
+    m.rotary_dim = m.is_mla() ? m.qk_rope_head_dim : static_cast<int64_t>(static_cast<double>(m.head_dim) * partial);
+    m.rope_rows = static_cast<int64_t>(static_cast<double>(m.context_length) * factor);
+    if (m.model_type == "gemma3_text" && m.kv_kind_count(ModelConfig::KvKind::Sliding) > 0) m.rope_rows_local = m.context_length;
+}
+
 ModelConfig parse_config(const json& given) {
     // sentence-transformers: modules.json beside the Transformer module's config.json.
     std::vector<int64_t> dense_modules;
@@ -291,6 +318,7 @@ ModelConfig parse_config(const json& given) {
         m.num_labels = labels_of(c);
     }
     parse_attention_layout(c, m);  // core/kv_layout.cpp (serving helper)
+    parse_rope(c, m);
     parse_quantization(root, m);
     m.count_layer_kinds();
     return m;

@@ -269,6 +269,10 @@ struct ModelConfig {
     bool post_norm = false;           // LayerNorm after each residual add (BERT, BART, Marian), else before each sublayer
     bool final_norm = true;           // a norm after the last block (OPT-350m and post-norm encoders have none)
     bool alibi = false;               // ALiBi slopes instead of positions (BLOOM, MPT, Baichuan 13B)
+    // RoPE tables an engine precomputes (vLLM layers/rotary_embedding; core/model/config.cpp
+    // parse_rope): rows of the scaled table, of a second unscaled one (Gemma 3's local RoPE), and
+    // the rotary width. 0 rows: no rotary embedding.
+    int64_t rope_rows = 0, rope_rows_local = 0, rotary_dim = 0;
     int64_t relative_buckets = 0;     // T5 relative_attention_num_buckets (0: no bucketed bias)
     bool relative_bias_every_layer = false;  // UMT5: every self-attention has its own bias table
     int64_t relative_embeddings = 0;  // DeBERTa-v2 rel_embeddings rows (2 × position_buckets)

@@ -58,11 +58,12 @@ void sglang_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, 
     const double act = layer_working_set(p, static_cast<double>(s.profile_tokens), l.tp);
     int64_t largest = 0;
     const int64_t batches = job.disable_cuda_graph ? 0 : graph_batches(job, l, s.device, largest);
-    // The decode graphs at the largest batch hold one layer's temporaries; each graph its driver
-    // memory (vLLM's per-graph figure, core/job/vllm_versions.cpp graph_mib: no SGLang capture log
-    // names a model).
-    const double graphs = batches > 0 ? static_cast<double>(batches) * job.graph_mib * kMiB +
-                                            layer_working_set(p, static_cast<double>(largest), l.tp)
+    // Whole-model decode graphs (cuda_graph_runner.py): the pool holds one layer's temporaries at
+    // the largest batch; each graph its executable, per layer as vLLM's (graph_layer_kib: no SGLang
+    // capture log names a model), and the capture stream its cuBLAS workspace.
+    const double layers_here = static_cast<double>(std::max<int64_t>(1, c.layers)) / static_cast<double>(std::max<int64_t>(1, l.pp));
+    const double graphs = batches > 0 ? graph_exec_bytes(p, layers_here, static_cast<double>(batches)) +
+                                            layer_working_set(p, static_cast<double>(largest), l.tp) + cublas_workspace_bytes(job)
                                       : 0;
     const double per_token = k.every_token();
     const int64_t swa_layers = c.kv_kind_count(ModelConfig::KvKind::Sliding), L = c.layers / std::max<int64_t>(1, l.pp);

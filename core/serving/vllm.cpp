@@ -26,6 +26,33 @@ double block_token_bytes(const Plan& p, const KvCost& k, int64_t cross_layers) {
     return k.every_token() * static_cast<double>(c.layers) / static_cast<double>(full);
 }
 
+// The RoPE tables vLLM builds with the model (core/model/config.cpp parse_rope: cos‖sin rows ×
+// rotary_dim in the model dtype, on every GPU); "Model loading took" counts them with the
+// weights. Gemma 3's linear ×8 RoPE: 1,048,576 × 256 × 2 B = 512 MiB + its local 64 MiB.
+double rope_table_bytes(const Plan& p) {
+    const ModelConfig& c = p.m.config;
+    return static_cast<double>(c.rope_rows + c.rope_rows_local) * static_cast<double>(c.rotary_dim) * p.compute.bits / 8;
+}
+
+// vLLM pads gpt-oss's MXFP4 experts for its MoE kernels (quantization/mxfp4.py
+// Mxfp4MoEMethod.create_weights, the backend from get_mxfp4_backend): Triton (triton_kernels, sm90
+// up to sm110) rounds each rank's intermediate up to 64; Marlin (the fallback: A100 and other GPUs
+// below sm90) rounds it up to 128 and the hidden size up to 256 ("the moe marlin kernel requires
+// that for each linear n % 256 == 0 and k % 128 == 0"). Per expert: w13 2I × h/2 bytes of E2M1
+// pairs, 2I × h/32 E8M0 scales and 2I bf16 biases; w2 h × I/2, h × I/32 and h biases.
+double mxfp4_padding_bytes(const Plan& p, const Layout& l) {
+    const ModelConfig& c = p.m.config;
+    if (p.shipped == nullptr || p.shipped->method != "mxfp4" || !c.is_moe()) return 0;
+    auto round_up = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
+    auto expert = [](double I, double h) { return 2 * I * (h / 2 + h / 32 + 2) + h * (I / 2 + I / 32 + 2); };
+    const int64_t I = (c.moe_intermediate > 0 ? c.moe_intermediate : c.intermediate) / std::max<int64_t>(1, l.tp);
+    const bool triton = p.job.gpu_is_hopper;
+    const int64_t Ip = round_up(I, triton ? 64 : 128), hp = triton ? c.hidden : round_up(c.hidden, 256);
+    const double per_expert = expert(static_cast<double>(Ip), static_cast<double>(hp)) - expert(static_cast<double>(I), static_cast<double>(c.hidden));
+    const double moe_layers = static_cast<double>(c.layers - c.dense_layers) / static_cast<double>(l.pp);
+    return per_expert * static_cast<double>(c.experts) * moe_layers;
+}
+
 }  // namespace
 
 // The memory profiling of the job's vLLM version (worker/worker.py determine_num_available_blocks
@@ -67,6 +94,14 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     s.capture_max = g.largest;
     s.graphs_in_budget = job.cudagraph_in_budget;
     s.budget = job.gpu_memory_utilization * s.device;
+    const double rope = rope_table_bytes(p), pad = mxfp4_padding_bytes(p, l);
+    b.bytes[kWeights] += rope + pad;
+    if (explain && rope > 0)
+        b.why[kWeights] += " + vLLM's RoPE cos/sin tables " + gib_text(rope) + " (" +
+                           count_text(c.rope_rows + c.rope_rows_local) + " positions × " + count_text(c.rotary_dim) + ")";
+    if (explain && pad > 0)
+        b.why[kWeights] += " + the MXFP4 experts' padding for " + std::string(job.gpu_is_hopper ? "Triton" : "Marlin") +
+                           " kernels " + gib_text(pad);
     const double W = b.bytes[kWeights];
     s.kv_pool = s.budget - W - act - non_torch - (s.graphs_in_budget ? g.bytes : 0);
     s.kv_quiet = s.budget - W - s.profile_forward - s.non_torch_quiet - (s.graphs_in_budget ? g.bytes : 0);

@@ -34,6 +34,10 @@ double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp
 
 bool nvls_gpu(const Job& job) { return job.gpu == nullptr || (job.gpu->domain >= 4 && job.gpu->link_gbps >= 450); }
 
+double graph_exec_bytes(const Plan& p, double layers, double captures) { return captures * layers * p.job.graph_layer_kib * 1024; }
+
+double cublas_workspace_bytes(const Job& job) { return job.gpu_is_hopper ? 4096.0 * 8 * 1024 : 4096.0 * 1024 * 2 + 16.0 * 1024 * 8; }
+
 double kv_for_batch(const Plan& p, const KvCost& k, int64_t seq, int64_t batch) {
     const int64_t share = p.job.dp_attention ? (batch + p.job.ep - 1) / p.job.ep : batch;
     return kv_bytes(p, k, seq, share);

@@ -32,6 +32,14 @@ double eager_scores(const Plan& p, double b, double s_q, double s_kv, int64_t tp
 // PCIe cards or A100s. A GPU given only as device_gib is taken to have them.
 bool nvls_gpu(const Job& job);
 
+// CUDA graphs (vLLM, SGLang): the driver keeps each captured graph's executable, in proportion to
+// the kernels it replays: `captures` graphs of `layers` layers × the job's graph_layer_kib.
+double graph_exec_bytes(const Plan& p, double layers, double captures);
+// The cuBLAS workspace PyTorch allocates for a new stream (graph capture runs on one of its own):
+// aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize, 4096 KiB × 8 on sm90
+// (Hopper), 4096 KiB × 2 + 16 KiB × 8 on other GPUs.
+double cublas_workspace_bytes(const Job& job);
+
 // The KV for batch × seq per GPU; with data-parallel attention each GPU holds its share.
 double kv_for_batch(const Plan& p, const KvCost& k, int64_t seq, int64_t batch);
 std::string kv_why(const Plan& p, const KvCost& k, double bytes);

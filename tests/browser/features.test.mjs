@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, settled, waitForText, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, waitForText, waitForState, stateOf, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
@@ -17,17 +17,14 @@ const text = (page, selector) => page.locator(selector).first().innerText();
 
 test('charts: stacked areas per term from one sweep call each, the GPU line, the job marked', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&line=h100`);
-  // one core call per chart, however many points
+  // one core call per chart, however many points (the worker's sweep: numbers as a view into wasm memory)
   const calls = await page.evaluate(async () => {
-    const core = await (await import('./vramcalc-client.js')).loadCore();
-    let n = 0;
-    const sweep = core.sweepView;  // the chart's call: numbers as a view into wasm memory
-    core.sweepView = (...a) => { n++; return sweep.apply(core, a); };
+    const { coreCalls } = await import('./vramcalc-client.js');
+    const before = coreCalls().sweep;
     document.getElementById('batch').value = '2';
     document.getElementById('batch').dispatchEvent(new Event('input', { bubbles: true }));
     while (document.body.dataset.busy) await new Promise((r) => setTimeout(r, 10));
-    core.sweepView = sweep;
-    return n;
+    return coreCalls().sweep - before;
   });
   assert.equal(calls, 2);
   for (const id of ['chart-seq', 'chart-batch']) {
@@ -44,7 +41,7 @@ test('charts: stacked areas per term from one sweep call each, the GPU line, the
   // a custom GPU (GiB) is remembered in the URL and drawn as a line
   await page.fill('#custom_gpu_gib', '20');
   await settled(page);
-  await page.waitForFunction(() => location.search.includes('custom_gpu_gib=20'));
+  await waitForState(page, 'custom_gpu_gib', '20');
   assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU · 20 GiB/ }).count(), 1);
   const again = await openCalculator(env.context, page.url());
   assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
@@ -81,7 +78,7 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
     native(['--model', 'mixtral-8x7b', '--seq', '2048']).total_text]);
   // the list lives in the URL, and Remove drops one
   const url = page.url();
-  assert.equal(new URL(url).searchParams.getAll('cmp').length, 3);
+  assert.equal(stateOf(url).getAll('cmp').length, 3);
   await page.click('#compare th button.remove >> nth=1');
   await settled(page);
   assert.equal(await page.locator('#compare tr.total td').count(), 2);
@@ -159,7 +156,7 @@ test('Hub: full addresses accepted; a fetched config is kept and used offline', 
   await page.click('#hub-fetch');
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
   assert.equal(await page.inputValue('#hub-id'), 'Org/Tiny-GPT2');
-  await page.waitForFunction(() => location.search.includes('hf=Org%2FTiny-GPT2'));
+  await waitForState(page, 'hf', 'Org/Tiny-GPT2');
   const weights = await text(page, '#breakdown tr[data-term=weights] td.num');
   // the Hub is now unreachable: the kept copy answers, and says so
   await env.context.unroute('https://huggingface.co/Org/Tiny-GPT2/resolve/main/config.json');
@@ -259,7 +256,7 @@ test('cluster panel: the core planner\'s throughput, step and time for the field
   const cli16 = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '16', '--cluster-tokens', '1e9']);
   await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
     cli16.train.budget.time_text);
-  assert.match(page.url(), /cl_gpus=16/);
+  await waitForState(page, 'cl_gpus', '16');
   // Back restores the link's fields, in the controls as in the answer.
   await page.goBack();
   await page.waitForFunction(() => document.getElementById('cl-gpus').value === '8');
@@ -286,7 +283,8 @@ test('while an input is invalid the dimmed figures cannot be exported or embedde
 
 test('while an input is invalid every panel shows the same last good job as the dimmed cards', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&seq=2048`);
-  // A valid value and, before its charts and timeline are drawn, an invalid one (fast typing).
+  // A valid value and, before its answer arrives, an invalid one (fast typing): the valid one is superseded, so
+  // the dimmed figures are the last ones on screen (seq 2048), on every panel.
   await page.evaluate(() => {
     const seq = document.getElementById('seq');
     for (const v of ['1000', '']) {
@@ -297,7 +295,7 @@ test('while an input is invalid every panel shows the same last good job as the 
   await settled(page);
   assert.match(await page.getAttribute('#output', 'class'), /\bstale\b/);
   const total = await text(page, '#total');
-  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--seq', '1000']);
+  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--seq', '2048']);
   assert.equal(total, cli.total_text);
   // the timeline (drawn after the cards) is for that same job, and its caption says what the total adds
   assert.match(await text(page, '#timeline-caption'), new RegExp(`total per GPU, ${total.replace('.', '\\.')}, is the peak plus`));

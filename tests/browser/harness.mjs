@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateRawSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,25 +25,26 @@ const types = {
 // the tests open is served with it, so any inline script/style or eval fails.
 export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'self'";
 
-// Options: csp (header for HTML, default STRICT_CSP), override(pathname) ->
-// {status, type, body} | undefined to answer some files differently.
-export async function startServer(root = webDir, { csp = STRICT_CSP, override, log } = {}) {
+// Options: csp (header for HTML, default STRICT_CSP), override(pathname, url) ->
+// {status, type, body, headers} | undefined to answer some files differently,
+// headers(pathname) -> extra headers for every answer (CORS, a CSP on scripts).
+export async function startServer(root = webDir, { csp = STRICT_CSP, override, log, headers: extra } = {}) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://localhost');
     log?.push({ path: url.pathname, headers: req.headers });
     let file = path.join(root, decodeURIComponent(url.pathname));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (url.pathname.endsWith('/')) file = path.join(file, 'index.html');
-    const special = override?.(url.pathname);
+    const special = override?.(url.pathname, url);
     if (special) {
-      res.writeHead(special.status ?? 200, { 'content-type': special.type ?? 'text/html' });
+      res.writeHead(special.status ?? 200, { 'content-type': special.type ?? 'text/html', ...special.headers });
       res.end(special.body ?? '');
       return;
     }
     try {
       const body = await readFile(file);
       const type = types[path.extname(file)] || 'application/octet-stream';
-      const headers = { 'content-type': type };
+      const headers = { 'content-type': type, ...extra?.(url.pathname) };
       if (type === 'text/html' && csp) headers['content-security-policy'] = csp;
       res.writeHead(200, headers);
       res.end(body);
@@ -91,7 +93,61 @@ export async function cspViolations(page) {
 // Console errors that are not defects: the optional cluster panel before it exists.
 const expectedNoise = (m) => /panels\/cluster\.js$/.test(m.location()?.url ?? '');
 
+// The state a calculator address holds (the compressed fragment, web/link.js;
+// or an older link's query), as URLSearchParams.
+export function stateOf(address) {
+  const url = new URL(address);
+  if (url.hash.startsWith('#s=')) {
+    return new URLSearchParams(inflateRawSync(Buffer.from(url.hash.slice(3), 'base64url')).toString('utf8'));
+  }
+  return url.searchParams;
+}
+
+// Waits until the page's address holds `key` = `value` (written after a pause in typing), then returns the state.
+export async function waitForState(page, key, value, timeout = 5000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const q = stateOf(page.url());
+    if (q.get(key) === value) return q;
+    if (Date.now() > end) throw new Error(`the address never held ${key}=${value}: ${q}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// The page computes in a worker: answers arrive after the input that asked.
+// Actions wait until the page has finished computing (body[data-busy] gone)
+// and reads wait for it first, so tests see the figures of their last input.
+const ACTIONS = ['fill', 'selectOption', 'check', 'uncheck', 'click', 'dispatchEvent', 'setInputFiles', 'goBack', 'goForward', 'reload'];
+const READS = ['innerText', 'textContent', 'inputValue', 'getAttribute', 'isVisible', 'isHidden', 'isChecked', 'count', 'allInnerTexts',
+  'allTextContents', 'evaluateAll', 'boundingBox'];
+function settleLocator(page, locator) {
+  for (const name of READS) {
+    const read = locator[name].bind(locator);
+    locator[name] = async (...args) => { await settled(page); return read(...args); };
+  }
+  for (const name of ['first', 'last', 'nth', 'locator']) {
+    const narrow = locator[name].bind(locator);
+    locator[name] = (...args) => settleLocator(page, narrow(...args));
+  }
+  return locator;
+}
+function settlePage(page) {
+  for (const name of ACTIONS) {
+    const act = page[name].bind(page);
+    page[name] = async (...args) => { const out = await act(...args); await settled(page); return out; };
+  }
+  for (const name of ['innerText', 'textContent', 'inputValue', 'getAttribute', 'isVisible', 'isHidden', 'isChecked']) {
+    const read = page[name].bind(page);
+    page[name] = async (...args) => { await settled(page); return read(...args); };
+  }
+  const press = page.keyboard.press.bind(page.keyboard);
+  page.keyboard.press = async (...args) => { await press(...args); await settled(page); };
+  const locate = page.locator.bind(page);
+  page.locator = (...args) => settleLocator(page, locate(...args));
+}
+
 export function watchPage(page) {
+  settlePage(page);
   const errors = [];
   page.cspConsole = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -130,7 +186,8 @@ export async function waitForText(page, selector, regex, timeout = 15000) {
   return page.locator(selector).first().innerText();
 }
 
-// Waits until the charts and comparisons (drawn just after the totals paint) are up to date.
+// Waits until the totals, charts and comparisons are up to date (the core
+// answers from its worker; the panels are drawn just after the totals paint).
 export async function settled(page) {
   await page.waitForSelector('body:not([data-busy])', { state: 'attached', timeout: 15000 });
 }

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, settled, watchPage, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, watchPage, waitForState, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramcalc-recipe-'));
@@ -49,8 +49,7 @@ test('a training framework preset changes the numbers exactly as the CLI does; e
   const expected = native('llama-3-8b', job).total_text;
   assert.equal(await text(page, '#total'), expected);
   // the URL keeps exactly what was set, and reopening it gives the same figures
-  await page.waitForFunction(() => location.search.includes('optimizer_in_backward=true'));
-  const q = new URL(page.url()).searchParams;
+  const q = await waitForState(page, 'optimizer_in_backward', 'true');
   assert.equal(q.get('framework'), 'torchtune');
   assert.equal(q.get('precision'), 'master');
   assert.equal(q.has('loss'), false);  // left to the preset
@@ -162,7 +161,7 @@ test('what fits: each answer fits when re-estimated, one step past does not (CLI
   // another catalog GPU, remembered in the URL
   await page.selectOption('#fits-gpu', 'h100');
   await settled(page);
-  assert.match(page.url(), /fit=h100/);
+  await waitForState(page, 'fit', 'h100');
   const h100 = native('llama-3-8b', { ...job, gpu: 'h100' }, ['--solve', 'max_batch']);
   assert.equal(await text(page, '#fits-answers tr[data-question=max_batch] td.answer'), h100.text);
   // training: longest context, largest batch and fewest GPUs on that GPU (no weight-format or -ngl question)

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { startServer, launchBrowser, openCalculator, cspViolations, settled, repo } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, cspViolations, settled, waitForState, stateOf, repo } from './harness.mjs';
 
 const fixture = (name) => readFileSync(path.join(repo, 'tests', 'fixtures', name), 'utf8');
 let server, context;
@@ -30,7 +30,7 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
   // The snippet writer itself escapes whatever it is given: the payload in the model id and in a field.
   const snippet = await page.evaluate(async (p) => (await import('./embed.js')).embedSnippet({
     here: new URL('./', location.href).href, modelId: p, changed: { lora_targets: p, mode: 'lora' },
-    query: new URLSearchParams({ model: p, lora_targets: p }) }), payload);
+    fragment: await (await import('./link.js')).encodeState(new URLSearchParams({ model: p, lora_targets: p })) }), payload);
   const parsed = await page.evaluate((html) => {
     const doc = new DOMParser().parseFromString(html, 'text/html');
     return { tags: [...doc.body.querySelectorAll('*')].map((e) => e.tagName.toLowerCase()),
@@ -38,11 +38,12 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
       targets: doc.querySelector('vram-calc').getAttribute('lora-targets'),
       src: doc.querySelector('iframe').getAttribute('src') };
   }, snippet);
-  // the widget's <script> sits in <head> when parsed alone; the last is embed-host.js, which sizes the iframe
-  assert.deepEqual(parsed.tags, ['vram-calc', 'iframe', 'script']);
+  // the widget's <script> sits in <head> when parsed alone; the widget holds its fallback link (shown only if it cannot
+  // load); the last is embed-host.js, which sizes the iframe
+  assert.deepEqual(parsed.tags, ['vram-calc', 'a', 'iframe', 'script']);
   assert.equal(parsed.model, payload);
   assert.equal(parsed.targets, payload);
-  assert.equal(new URL(parsed.src).searchParams.get('lora_targets'), payload);
+  assert.equal(stateOf(parsed.src).get('lora_targets'), payload);
   // Rendered into a host page: no element beyond the widget and no script runs.
   const host = await context.newPage();
   let dialog = false;
@@ -52,7 +53,7 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
   await host.goto(`${server.url}blog-post.html`);
   await host.waitForFunction(() => document.querySelector('vram-calc').dataset.error);
   const tags = await host.evaluate(() => [...document.querySelector('main').querySelectorAll('*')].map((e) => e.tagName.toLowerCase()));
-  assert.deepEqual(tags, ['script', 'vram-calc', 'iframe', 'script']);
+  assert.deepEqual(tags, ['script', 'vram-calc', 'a', 'iframe', 'script']);
   assert.match(await host.evaluate(() => document.querySelector('vram-calc').dataset.error), /^model: unknown model/);
   assert.equal(dialog, false);
   await host.close();
@@ -64,8 +65,7 @@ test('flags from the URL: true/false work, anything else is an error under the f
   assert.match(await text(page, '#flash_attention-error'), /^must be true or false, got "1"/);
   assert.equal(await page.getAttribute('#flash_attention', 'aria-invalid'), 'true');
   assert.equal(await page.isVisible('#output'), false);  // no number at all
-  assert.match(page.url(), /flash_attention=1/);  // the link keeps what was asked, not a silent false
-  await settled(page);
+  await waitForState(page, 'flash_attention', '1');  // the link keeps what was asked, not a silent false
   await page.check('#flash_attention');
   assert.equal(await text(page, '#total'), '18.87 GB');
   assert.equal(await page.isVisible('#error'), false);
@@ -113,22 +113,28 @@ test('deeply nested pastes and ?cfg= links: an error naming the config, then the
   await page.fill('#config-text', fixture('mixtral-8x7b.config.json'));
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('46.70 B'));
   assert.equal(await page.isVisible('#error'), false);
-  // a shared link holding such a config gets ready and says what is wrong
-  const link = await openCalculator(context, `${server.url}index.html?cfg=${await page.evaluate(async (d) => (await import('./state.js')).base64url(d), deep)}`);
-  assert.match(await text(link, '#error'), /^config/);
-  assert.equal(await link.isVisible('#output'), false);
+  // a shared link holding such a config (an older ?cfg= link, or the fragment) gets ready and says what is wrong
+  const fragment = await page.evaluate(async (d) => (await import('./link.js')).encodeState(new URLSearchParams({ config: d })), deep);
+  for (const address of [`index.html?cfg=${Buffer.from(deep).toString('base64url')}`, `index.html#${fragment}`]) {
+    const link = await openCalculator(context, `${server.url}${address}`);
+    assert.match(await text(link, '#error'), /^config/);
+    assert.equal(await link.isVisible('#output'), false);
+  }
   const broken = await openCalculator(context, `${server.url}index.html?cfg=%%%not-base64`);
   assert.match(await text(broken, '#error'), /^config: the link's cfg= value is not a valid encoded config\.json/);
 });
 
-test('a config of 300 KB goes into the link and back', async () => {
+test('a config of 300 KB goes into the link compressed, and back', async () => {
   const page = await openCalculator(context, server.url);
   await page.click('[role=tab][data-source=paste]');
   const big = JSON.parse(fixture('gpt2.config.json'));
-  big._notes = 'é'.repeat(150000);  // 300 KB of UTF-8
+  big._notes = 'é'.repeat(150000);  // 300 KB of UTF-8, which deflate packs into a short link
   await page.fill('#config-text', JSON.stringify(big));
   await page.waitForFunction(() => document.getElementById('model-info').textContent.includes('124.4 M'));
-  await page.waitForFunction(() => location.href.length > 300000);
+  await page.waitForFunction(() => location.hash.startsWith('#s='));
+  assert.equal(stateOf(page.url()).get('config'), JSON.stringify(big));
+  assert.ok(page.url().length < 4000, `${page.url().length} characters`);
+  assert.equal(await page.isVisible('#share-note'), false);
   const again = await openCalculator(context, page.url());
   assert.match(await text(again, '#model-info'), /124\.4 M parameters/);
   assert.equal(JSON.parse(await again.inputValue('#config-text'))._notes.length, 150000);

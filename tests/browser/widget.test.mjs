@@ -2,7 +2,7 @@
 // per page, numbers equal to the main page's for the same inputs.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openCalculator, screenshot, watchPage, cspViolations } from './harness.mjs';
+import { startServer, launchBrowser, openCalculator, screenshot, watchPage, cspViolations, stateOf } from './harness.mjs';
 
 let server, context;
 before(async () => {
@@ -73,7 +73,8 @@ test('the page\'s iframe embed shows the compact calculator', async () => {
   assert.equal(await frame.locator('.top p').isVisible(), false);
   assert.equal(await frame.locator('h1').count(), 1);
   assert.equal(await frame.locator('#total').innerText(), await page.locator('#total').innerText());
-  assert.match(src, /model=qwen2\.5-7b&mode=lora&embed=1/);
+  assert.match(src, /\/index\.html\?embed=1#s=/);
+  assert.deepEqual([...stateOf(src)], [['model', 'qwen2.5-7b'], ['mode', 'lora']]);
 });
 
 test('widget flags: true/false or a bare attribute; anything else is an error naming the field', async () => {

@@ -2,14 +2,14 @@
 // or model.safetensors.index.json, of which only the header is read (File.slice),
 // or the same fetched from the Hub. The core reads the bytes (useCheckpoint)
 // and gives every figure shown here, as text; the weights then become exact.
-import { attachCheckpoint, detachCheckpoint, fetchHubCheckpoint, MAX_SAFETENSORS_HEADER } from '../vramcalc-client.js';
+import { attachCheckpoint, detachCheckpoint, MAX_JSON_TEXT, tooLargeMessage } from '../vramcalc-client.js';
+import { fetchHubCheckpoint, MAX_SAFETENSORS_HEADER } from '../hub.js';
 import { el } from '../render.js';
 import { state } from '../state.js';
 import { configText, hubIdOfSource } from './model.js';
 
 const $ = (id) => document.getElementById(id);
 const GGUF_READ = 16 * 1024 * 1024;  // a GGUF's metadata and tensor infos sit in its first few MB
-const MAX_JSON_FILE = 64 * 1024 * 1024;  // an index (or a bare JSON header) is small
 let onChange = () => {};
 let serial = 0;
 
@@ -28,7 +28,8 @@ async function headerOf(file) {
     if (n > BigInt(MAX_SAFETENSORS_HEADER)) return { bytes: first };  // the core names the fault
     return { bytes: new Uint8Array(await file.slice(0, 8 + Number(n)).arrayBuffer()) };
   }
-  if (file.size > MAX_JSON_FILE) return { bytes: first };  // neither a header nor an index: the core says so
+  // An index (or a bare JSON header) is JSON: over the core's limit it is refused from its size, never read.
+  if (file.size > MAX_JSON_TEXT) throw new Error(tooLargeMessage('checkpoint', file.name, file.size));
   return { bytes: new Uint8Array(await file.arrayBuffer()) };
 }
 
@@ -60,7 +61,13 @@ async function attach(reading) {
     $('checkpoint-status').textContent = '';
     return undefined;
   }
-  const answer = attachCheckpoint(text, got.bytes);
+  const answer = await attachCheckpoint(text, got.bytes);
+  if (mine !== latestRead) return undefined;  // the later choice attaches its own
+  if (configText() !== text) {  // the model changed while the core read it
+    if (answer.ok) detachCheckpoint();
+    $('checkpoint-status').textContent = '';
+    return undefined;
+  }
   if (!answer.ok) {
     const { field, message } = answer.error;
     const plain = got.partial && /truncated/.test(message)

@@ -6,8 +6,6 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
-import { clusterFromText } from '../vramcalc-client.js';
-
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -176,10 +174,9 @@ export function mount(root, { hardware, fields, onChange }) {
     sync() {
       for (const [key, input] of Object.entries(inputs)) input.value = fields[key] ?? '';
     },
-    // The fields as the core takes them, read by its one value parser (core/api/job_text.hpp).
+    // The fields as typed: the core's one value parser reads them (core/api/job_text.hpp, core-api.mjs).
     request() {
-      const answer = clusterFromText(Object.entries(fields).map(([key, value]) => [key, String(value)]), 'url');
-      return answer.ok ? answer.cluster : { ...fields };
+      return { ...fields };
     },
     render(answer) {
       for (const input of Object.values(inputs)) {

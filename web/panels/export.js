@@ -2,7 +2,7 @@
 // the breakdown, a PNG of the breakdown, and the embed snippet.
 import { modeTitle } from '../vramcalc-client.js';
 
-function download(name, blob) {
+export function download(name, blob) {
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);
   a.download = name;

@@ -1,7 +1,8 @@
 // Where the model comes from: catalog (searchable), a pasted or dropped
 // config.json, or a Hugging Face id / address. Tabs follow the ARIA tabs
 // pattern: arrow keys, Home/End, one tab stop.
-import { fetchHubConfig, hubIdOf } from '../vramcalc-client.js';
+import { fetchHubConfig, hubIdOf } from '../hub.js';
+import { MAX_JSON_TEXT, tooLargeMessage } from '../vramcalc-client.js';
 import { state } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -87,7 +88,8 @@ export function resetHubStatus() {
   setHubStatus('');
 }
 
-export async function fetchHub({ push = true } = {}) {
+// url false: the address already holds this state (Back, Forward, a link).
+export async function fetchHub({ push = true, url = true } = {}) {
   const mine = ++hubRequest;
   const s = state.source;
   s.hubId = $('hub-id').value.trim();
@@ -104,21 +106,39 @@ export async function fetchHub({ push = true } = {}) {
     s.hubSaved = got.saved;
     setHubStatus(got.saved ? 'Offline: using the copy saved when this config was last fetched.'
       : got.catalog ? `${got.reason}: using the catalog's copy of its config (${got.catalog}).` : '');
-    onChange({ push });
+    onChange({ push, url });
   } catch (e) {
     if (mine !== hubRequest) return;
     setHubStatus('');
-    onChange({ push, error: { field: 'config', message: e.message } });
+    onChange({ push, url, error: { field: 'config', message: e.message } });
   } finally {
     $('hub-fetch').disabled = false;
   }
 }
 
+// Sizes are checked before any work: a config over the core's limit is refused
+// from its size alone, never read, put in the text box or the address.
 async function loadFile(file) {
+  selectSource('paste');
+  if (file.size > MAX_JSON_TEXT) {
+    onChange({ url: false, error: { field: 'config', message: tooLargeMessage('config', file.name, file.size) } });
+    return;
+  }
   state.source.pasted = await file.text();
   $('config-text').value = state.source.pasted;
-  selectSource('paste');
   onChange({ push: true });
+}
+
+// A paste over the limit (counted in UTF-16 units, each at least one UTF-8 byte) is refused
+// at once, each keystroke; it stays out of the address and the core.
+function pasted() {
+  const text = $('config-text').value;
+  if (text.length > MAX_JSON_TEXT) {
+    onChange({ url: false, error: { field: 'config', message: tooLargeMessage('config', 'the pasted text', 0) } });
+    return;
+  }
+  state.source.pasted = text;
+  onChange({});
 }
 
 // takeFile(file): another panel's claim on a dropped file (the checkpoint panel
@@ -145,18 +165,17 @@ export function initModel(catalog, changed, takeFile = () => false) {
   }
   $('model').addEventListener('change', () => { state.source.modelId = $('model').value; onChange({ push: true }); });
   $('model-search').addEventListener('input', () => filterModels());
-  $('config-text').addEventListener('input', () => { state.source.pasted = $('config-text').value; onChange({}); });
+  $('config-text').addEventListener('input', pasted);
   $('config-file').addEventListener('change', () => { if ($('config-file').files[0]) loadFile($('config-file').files[0]); });
-  for (const target of [$('config-text'), document.body]) {
-    target.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
-    target.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
-    target.addEventListener('drop', (e) => {
-      e.preventDefault();
-      $('config-text').classList.remove('drop');
-      const file = e.dataTransfer.files[0];
-      if (file && !takeFile(file)) loadFile(file);  // a checkpoint dropped anywhere: its header
-    });
-  }
+  // A file dropped anywhere on the page (the text box's drops bubble here): one handler, one read.
+  document.body.addEventListener('dragover', (e) => { e.preventDefault(); $('config-text').classList.add('drop'); });
+  document.body.addEventListener('dragleave', () => $('config-text').classList.remove('drop'));
+  document.body.addEventListener('drop', (e) => {
+    e.preventDefault();
+    $('config-text').classList.remove('drop');
+    const file = e.dataTransfer.files[0];
+    if (file && !takeFile(file)) loadFile(file);  // a checkpoint dropped anywhere: its header
+  });
   $('hub-fetch').addEventListener('click', () => fetchHub());
   $('hub-id').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); fetchHub(); } });
 }

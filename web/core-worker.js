@@ -1,0 +1,88 @@
+// The C++ core (vramcalc.wasm) in a dedicated Web Worker, so the page and the
+// widget never wait on an estimate: core-client.js sends one call at a time,
+// drops calls a newer input made useless, and replaces this worker when an
+// answer takes too long or the wasm traps.
+//
+// A classic worker: vramcalc.js is Emscripten's classic script (importScripts),
+// and core-api.mjs, shared with the Node tests, arrives by dynamic import().
+// Messages in:  {type: 'init', base, kept}   base: the folder of these files; kept: the attached checkpoint
+//               {type: 'module', module}   the WebAssembly.Module the page compiled (sent when ready)
+//               {type: 'call', id, method, args, config}   config: the config text, or
+//                 undefined for "the same as the last call's" (a 5 MB paste crosses once)
+// Messages out: {type: 'ready', info: {options, gpus, hardware}} | {type: 'failed', message}
+//               {id, answer} | {id, trap: message}   (a trap: the instance is never reused)
+'use strict';
+
+// Under Trusted Types (require-trusted-types-for 'script', inherited by a Blob
+// worker from its page) importScripts takes a TrustedScriptURL; the bootstrap
+// of a cross-origin widget (core-client.js) may have made the policy already.
+function makeScriptURL() {
+  if (self.vramcalcScriptURL) return self.vramcalcScriptURL;
+  let policy = null;
+  try {
+    policy = self.trustedTypes?.createPolicy('vramcalc', { createScriptURL: (url) => url }) ?? null;
+  } catch { /* not allowed by name: plain strings work unless Trusted Types are required */ }
+  return (url) => (policy ? policy.createScriptURL(url) : url);
+}
+const scriptURL = makeScriptURL();
+
+let api = null;
+let config = null;  // the config text of the last call
+let receiveModule;
+const compiled = new Promise((resolve) => { receiveModule = resolve; });
+
+async function init({ base, kept }) {
+  importScripts(scriptURL(new URL('vramcalc.js', base).href));
+  const apiModule = import(new URL('core-api.mjs', base).href);
+  const module = await compiled;
+  const core = await new Promise((resolve, reject) => {
+    self.createVramcalc({
+      locateFile: (file) => new URL(file, base).href,
+      // The module compiled once by the page: a replacement worker starts in milliseconds.
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+        return {};
+      },
+      onAbort: (what) => reject(new Error(String(what))),
+    }).then(resolve, reject);
+  });
+  const { coreApi } = await apiModule;
+  api = coreApi(core, kept);
+  return { options: JSON.parse(core.options()), gpus: JSON.parse(core.gpus()), hardware: JSON.parse(core.hardware()) };
+}
+
+// Right after start-up, while the page builds its controls, one estimate of a
+// toy Llama-style config (its answer discarded) makes the wasm compile the
+// functions of an estimate, so the page's first answer does not pay for that
+// (100-280 ms measured on the shared 2-core machine; docs/page.md).
+const WARM_UP = '{"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4, ' +
+  '"num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1024, "max_position_embeddings": 2048}';
+function warmUp() {
+  try {
+    api.estimatePair(WARM_UP, {});
+  } catch { /* a trap here leaves nothing behind that the first real call would see */ }
+}
+
+self.onmessage = async ({ data }) => {
+  if (data.type === 'module') {
+    receiveModule(data.module);
+    return;
+  }
+  if (data.type === 'init') {
+    try {
+      self.postMessage({ type: 'ready', info: await init(data) });
+      setTimeout(warmUp, 0);
+    } catch (e) {
+      self.postMessage({ type: 'failed', message: String(e?.message ?? e) });
+    }
+    return;
+  }
+  const { id, method, args } = data;
+  if (data.config !== undefined) config = data.config;
+  try {
+    self.postMessage({ id, answer: data.withConfig ? api[method](config, ...args) : api[method](...args) });
+  } catch (e) {
+    // A JavaScript exception out of wasm (stack overflow, out of bounds): the client retires this worker.
+    self.postMessage({ id, trap: String(e?.message ?? e) });
+  }
+};

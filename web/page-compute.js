@@ -1,0 +1,334 @@
+// Turns the page's state into core calls and renders the answers. The core
+// runs in a worker (core-client.js): every call is awaited, and each input
+// supersedes the one before it:
+// - the input's AbortController is aborted by the next input, so its calls
+//   still waiting never run and its answers are dropped;
+// - while an answer is on its way, the figures on screen are the last good
+//   ones, marked busy (aria-busy) and dimmed (after a short delay, style.css),
+//   never shown as if they were the new input's;
+// - the totals and breakdown paint first; charts, "what fits", comparisons
+//   and the cluster planner follow, one per task, only for the latest input.
+// body[data-busy] is set from an input until its last panel is drawn (the
+// browser tests wait on it).
+import { estimate, estimatePair, sweep, matrix, solve, ticks, cluster as clusterPlan, jobValue, modeTitle,
+  onCoreStatus } from './vramcalc-client.js';
+import { hubConfigWithoutHub } from './hub.js';
+import { state, pastedConfigOf } from './state.js';
+import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
+import { configText, modelName, sourceControl } from './panels/model.js';
+import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
+import { renderResults, showState } from './panels/results.js';
+import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
+import { renderMatrix, renderCompare } from './panels/compare.js';
+import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
+import { markScrollable } from './render.js';
+import { writeUrl } from './page-url.js';
+
+const $ = (id) => document.getElementById(id);
+let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
+
+export function initCompute(context) {
+  page = context;
+  onCoreStatus(showCoreStatus);
+}
+
+// ---------------------------------------------------------------- busy, pending, core status
+
+const busyFor = new Set();  // 'compute' (the totals) and 'panels' (the deferred panels)
+function busy(what, on) {
+  if (on) busyFor.add(what); else busyFor.delete(what);
+  if (busyFor.size) document.body.dataset.busy = 'true';
+  else delete document.body.dataset.busy;
+}
+// The figures on screen are the last good ones while a newer answer is on its way.
+function pending(on) {
+  busy('compute', on);
+  $('output').classList.toggle('pending', on);
+  if (on) $('output').setAttribute('aria-busy', 'true');
+  else $('output').removeAttribute('aria-busy');
+}
+
+// The core's own news: a long job, a worker restarted for a newer input, a job stopped.
+function showCoreStatus({ kind, message }) {
+  const status = $('core-status');
+  if (kind === 'done') {
+    if (status.dataset.kind === 'slow') status.hidden = true;
+    return;
+  }
+  status.dataset.kind = kind;
+  status.textContent = message;
+  status.hidden = false;
+}
+// A new input: a report about an older one no longer applies (a slow one stays until it is answered).
+function clearCoreStatus() {
+  const status = $('core-status');
+  if (status.dataset.kind !== 'slow') status.hidden = true;
+}
+
+// ---------------------------------------------------------------- errors
+
+// The control that an error's field belongs to.
+function controlFor(field) {
+  if (field.startsWith('job.')) {
+    const key = field.slice(4).split(/[.[]/)[0];
+    return $(key === 'device_gib' ? 'custom_gpu_gib' : key);  // the custom GPU box sends device_gib
+  }
+  if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
+  if (field.startsWith('checkpoint')) return $('checkpoint-file');
+  return null;
+}
+// The message under a field reads without the field path in front; a
+// checkpoint's keeps it, since it names the part of the file at fault.
+const plainMessage = (message, field) =>
+  (message.startsWith(`${field}: `) && !field.startsWith('checkpoint') ? message.slice(field.length + 2) : message);
+
+function fail({ field, message }, keepResult) {
+  cancelSecondary();
+  pending(false);
+  const control = controlFor(field);
+  showFieldError(control, plainMessage(message, field));
+  const banner = labelledMessage(field, message);  // "Sequence length: …", not "job.seq: …"
+  // Dimmed last result only for the same model: another model's figures never stay.
+  const stale = keepResult && state.result !== null && state.resultConfig === configText();
+  showState(stale ? 'stale' : 'hidden', { error: stale ? `${banner} (the figures below are the last valid ones)` : banner });
+  if (!stale) state.result = null;
+  else if (lastGood?.result === state.result) scheduleSecondary(secondaryTasks(lastGood), controller.signal);
+}
+
+// ---------------------------------------------------------------- the deferred panels
+
+function chartLines(result) {
+  const lines = [];
+  // The custom GPU is the core's fit row "custom" (job.device_gib).
+  const custom = result.fits.find((f) => f.id === 'custom');
+  if (custom) lines.push({ name: 'Your GPU', label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
+  if (state.lineGpu === 'none') return lines;
+  const catalog = result.fits.filter((f) => f.id !== 'custom');
+  const pick = state.lineGpu ? catalog.find((f) => f.id === state.lineGpu)
+    : catalog.find((f) => f.fits_as_configured) ?? catalog[catalog.length - 1];
+  if (pick) lines.push({ name: pick.name, label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
+  return lines;
+}
+
+// Core answers for the deferred panels, kept while their inputs are the same
+// (a chart line or another panel's change does not ask the core again).
+// A superseded (cancelled) answer is never kept.
+const memo = new Map();
+async function remembered(kind, config, args, ask) {
+  const text = `${checkpointTag()}:${config}`;  // the same config with another checkpoint answers otherwise
+  const key = JSON.stringify(args);
+  const last = memo.get(kind);
+  if (last && last.text === text && last.key === key) return last.answer;
+  const answer = await ask();
+  const cancelled = Array.isArray(answer) ? answer.some((a) => a.answer.cancelled) : answer.cancelled;
+  if (!cancelled) memo.set(kind, { text, key, answer });
+  return answer;
+}
+
+async function renderChart(text, job, result, axis, signal) {
+  const [box, label] = axis === 'seq' ? [$('chart-seq'), 'sequence length'] : [$('chart-batch'), 'batch'];
+  const values = axisValues(axis, result.job[axis]);
+  const answer = await remembered(`sweep-${axis}`, text, [job, values], () => sweep(text, job, axis, values, { signal }));
+  if (answer.cancelled) return;
+  if (!answer.ok) { box.replaceChildren(); return; }
+  const lines = chartLines(result);
+  const marks = await ticks(Math.max(...answer.points.map((p) => p.total_bytes), ...lines.map((l) => l.bytes)), { signal });
+  if (marks.cancelled) return;
+  if (!marks.ok) { box.replaceChildren(); return; }
+  drawStacked(box, { sweepAnswer: answer, ticks: marks.ticks, lines, current: result.job[axis], axisLabel: label });
+}
+
+async function renderFitsPanel(text, job, result, signal) {
+  const gpu = fitsGpu(result, state.fitsGpu);
+  if (!gpu) return;
+  const ask = fitsJob(job, gpu);
+  const answers = await remembered('fits', text, ask, () => Promise.all(page.options.questions.map(async (question) =>
+    ({ question, answer: await solve(text, ask, question, { signal }) }))));
+  if (answers.some((a) => a.answer.cancelled)) return;
+  renderFits(result, gpu, answers);
+}
+
+let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
+async function renderComparisons(text, job, result, signal) {
+  const m = await remembered('matrix', text, job, () => matrix(text, job, { signal }));
+  if (m.cancelled) return;
+  if (m.ok) renderMatrix($('matrix'), m, result.job);
+  const setups = await Promise.all(state.compare.map((query) => setupFor(new URLSearchParams(query), signal)));
+  if (setups.some((s) => s.result.cancelled)) return;
+  renderCompare($('compare'), setups, (i) => {
+    state.compare.splice(i, 1);
+    removedSetup = i;
+    update({ push: true });
+  });
+  // Focus stays in the comparison after a Remove: the setup that took its place, else the one before, else Add.
+  if (removedSetup !== null) {
+    const buttons = $('compare').querySelectorAll('button.remove');
+    (buttons[Math.min(removedSetup, buttons.length - 1)] ?? $('compare-add')).focus();
+    removedSetup = null;
+  }
+}
+
+// A saved setup (its query string) as a title and a core answer.
+async function setupFor(q, signal) {
+  const { fieldIds, defaults, models } = page;
+  const job = {};
+  for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
+  if (q.has('custom_gpu_gib')) job.device_gib = jobValue(q.get('custom_gpu_gib'), defaults.device_gib);
+  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
+  let text = null;
+  let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
+  if (q.has('model')) {
+    const m = models.find((x) => x.id === q.get('model'));
+    text = m ? JSON.stringify(m.config) : null;
+    title = m ? m.name : title;
+  } else if (q.has('hf')) {
+    // The config fetched for the page, else a kept copy, else the catalog's for a catalog model's Hub id.
+    const id = q.get('hf');
+    text = id === state.source.hubId ? state.source.hubText : hubConfigWithoutHub(id, models)?.text ?? null;
+  } else {
+    text = pastedConfigOf(q) || null;
+  }
+  const result = text ? await estimate(text, job, { signal })
+    : { ok: false, error: { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
+  const j = result.ok ? result.job : { ...defaults, ...job };
+  const subtitle = `${modeTitle(j.mode)} · ${result.ok ? result.weight_format : j.dtype} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}`;
+  return { title, subtitle, result };
+}
+
+// The timeline shows live tensors per phase; its caption says what the total adds (the core's texts).
+function renderTimeline(result) {
+  $('timeline-box').hidden = !drawTimeline($('chart-timeline'), result.timeline, result.peak_phase);
+  const overhead = result.terms.find((t) => t.key === 'overhead');
+  $('timeline-caption').textContent = `One training step, phase by phase: the tensors live in each. The total per GPU, ${result.total_text}, ` +
+    `is the peak plus ${overhead ? overhead.text : 'the overhead'} of allocator slack and CUDA context.`;
+}
+
+async function renderClusterPanel(text, job, signal) {
+  const panel = page.clusterPanel();
+  clusterArgs = { text, job };
+  if (!panel) return;
+  const answer = await clusterPlan(text, job, panel.request(), { signal });
+  if (answer.cancelled) return;
+  panel.render(answer);
+  markScrollable($('cluster'));
+}
+let clusterArgs = null;  // the latest result's config and job, for the cluster panel when its module arrives
+export function clusterPanelLoaded() {
+  if (clusterArgs && state.result) renderClusterPanel(clusterArgs.text, clusterArgs.job, controller.signal);
+}
+
+// The panels after the totals, for one answer. An invalid input cancels the
+// pending ones; the dimmed page then finishes them for the last good answer,
+// so every panel shows the same job as the cards.
+let lastGood = null;
+function secondaryTasks({ text, job, result }) {
+  return [
+    (signal) => renderChart(text, job, result, 'seq', signal),
+    (signal) => renderChart(text, job, result, 'batch', signal),
+    () => renderTimeline(result),
+    (signal) => renderFitsPanel(text, job, result, signal),
+    (signal) => renderComparisons(text, job, result, signal),
+    (signal) => renderClusterPanel(text, job, signal),
+    () => markScrollable(document),
+  ];
+}
+
+// One task per panel, each in its own macrotask after the first paint so an
+// input arriving meanwhile runs first; a newer input's work replaces the rest.
+let generation = 0;
+const channel = new MessageChannel();
+const queued = [];
+channel.port1.onmessage = () => queued.shift()?.();
+const nextTask = () => new Promise((resolve) => { queued.push(resolve); channel.port2.postMessage(0); });
+function cancelSecondary() {
+  generation++;
+  busy('panels', false);
+}
+function scheduleSecondary(tasks, signal) {
+  const mine = ++generation;
+  busy('panels', true);
+  requestAnimationFrame(async () => {
+    for (const task of tasks) {
+      await nextTask();
+      if (mine !== generation || !state.result) break;
+      try {
+        await task(signal);
+      } catch (e) {
+        console.error(e);
+      }
+    }
+    if (mine === generation) busy('panels', false);
+  });
+}
+
+// ---------------------------------------------------------------- the totals
+
+let controller = new AbortController();  // the latest input's: the next input aborts it
+let serial = 0;
+// A new input: the older one's answers are dropped, its calls not yet run never run.
+function supersede() {
+  controller.abort();
+  controller = new AbortController();
+  return { mine: ++serial, signal: controller.signal };
+}
+
+async function compute() {
+  const { mine, signal } = supersede();
+  cancelSecondary();
+  clearCoreStatus();
+  showModeFields($('mode').value);
+  const s = state.source;
+  const text = configText();
+  // A checkpoint belongs to its config; a bad one keeps the last good figures, dimmed.
+  const checkpointError = checkpointFor(text);
+  if (s.linkError) {
+    const message = s.linkError;
+    s.linkError = null;
+    return fail({ field: 'config', message }, false);
+  }
+  if (text === null) return fail({ field: 'model', message: `model: unknown model '${s.modelId}'` }, false);
+  if (text === '') {
+    pending(false);
+    clearFieldErrors();
+    state.result = null;
+    return showState('empty', { empty: s.kind === 'hub' ? 'Type a Hugging Face model id or address and press Fetch config.'
+      : 'Paste or drop a config.json to see what it needs.' });
+  }
+  if (checkpointError) return fail(checkpointError, true);
+  const job = readJob({ forCore: true });
+  pending(true);
+  const answer = await estimatePair(text, job, { signal });
+  if (mine !== serial || answer.cancelled) return undefined;
+  // A trap or a stop answers an error instead of the pair.
+  const { result, other } = answer.result ? answer : { result: answer, other: null };
+  if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
+  pending(false);
+  clearFieldErrors();
+  showEffective(result.job, result.weight_format);
+  showState('result');
+  state.result = result;
+  state.resultConfig = text;
+  state.other = other;
+  renderResults(result, other, { name: modelName(), options: page.options });
+  lastGood = { text, job, result };
+  scheduleSecondary(secondaryTasks(lastGood), signal);
+  return undefined;
+}
+
+// One place every change goes through: the address (url false: it already
+// holds the state, after Back or Forward), then the numbers. Resolves once
+// the totals are on screen (or superseded).
+export function update({ push = false, error = null, url = true } = {}) {
+  if (url) writeUrl(push);
+  if (error) {
+    supersede();
+    return fail(error, false);
+  }
+  return compute().catch((e) => fail({ field: 'internal', message: `internal: ${e.message}` }, false));
+}
+
+// Resolves once the latest input's totals are on screen (exports wait for it).
+export async function settledResult() {
+  while (busyFor.has('compute')) await new Promise((resolve) => setTimeout(resolve, 20));
+  return state.result;
+}
