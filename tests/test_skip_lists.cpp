@@ -146,13 +146,15 @@ TEST_CASE("patterns: Python's re.match on module names, in linear time") {
         {"model\\.layers\\.\\d+\\.mlp", "model.layers.1.mlp.down_proj"}, {"(a|b)*c", "bbc"}, {"a{2,3}", "aaa"},
         {"a{,2}b", "ab"}, {"(?P<n>model)\\.", "model.layers"}, {"\\Amodel", "model.embed_tokens"}, {"[]a]", "]"},
         {"[a-]x", "-x"}, {"a{x}", "a{x}"}, {"[\\d.]+$", "12.5"}, {"(ab|a)(bc|c)$", "abc"}};
-    for (const auto& [p, name] : yes) {
+    for (const auto& [pattern, name] : yes) {
+        const char* p = pattern;  // CAPTURE's lambda cannot capture a structured binding before C++20
         CAPTURE(p);
         CHECK(Pattern(p, "f").match_prefix(name));
     }
     const std::pair<const char*, const char*> no[] = {
         {".*mlp.gate$", "model.layers.10.mlp.gate_proj"}, {"^lm", "model.lm"}, {"a{2}b", "ab"}, {"visual.*", "model.visual"}};
-    for (const auto& [p, name] : no) {
+    for (const auto& [pattern, name] : no) {
+        const char* p = pattern;
         CAPTURE(p);
         CHECK_FALSE(Pattern(p, "f").match_prefix(name));
     }
