@@ -53,26 +53,26 @@ inline const char* present_key(const nlohmann::json& config, std::initializer_li
     return nullptr;
 }
 
+inline int64_t bounded_count(const nlohmann::json& v, const std::string& field, int64_t min, int64_t max) {
+    return whole_field(v, field, min, max);
+}
+inline int64_t bounded_count(const nlohmann::json& v, const std::string& field, int64_t min, const Cap& cap) {
+    return capped_field(v, field, min, cap);
+}
+
 // Reads a whole number from the first present key. Absent -> `fallback`
 // (or an error when `required`). Fractions, negatives, zero (unless
-// `allow_zero`) and values above `max` are rejected with the key's name.
-inline int64_t read_count(const nlohmann::json& config, std::initializer_list<const char*> keys, int64_t max,
-                          bool required, int64_t fallback = 0, bool allow_zero = false) {
+// `allow_zero`) and values above `max` (a number, or a Cap that says why) are
+// rejected with the key's name.
+template <class Max>
+int64_t read_count(const nlohmann::json& config, std::initializer_list<const char*> keys, const Max& max, bool required,
+                   int64_t fallback = 0, bool allow_zero = false) {
     const char* key = present_key(config, keys);
     if (!key) {
         if (required) throw InputError(field_name(*keys.begin()), "missing (a required whole number)");
         return fallback;
     }
-    return whole_field(config.at(key), field_name(key), allow_zero ? 0 : 1, max);
-}
-inline int64_t read_count(const nlohmann::json& config, std::initializer_list<const char*> keys, const Cap& cap,
-                          bool required, int64_t fallback = 0, bool allow_zero = false) {
-    const char* key = present_key(config, keys);
-    if (!key) {
-        if (required) throw InputError(field_name(*keys.begin()), "missing (a required whole number)");
-        return fallback;
-    }
-    return capped_field(config.at(key), field_name(key), allow_zero ? 0 : 1, cap);
+    return bounded_count(config.at(key), field_name(key), allow_zero ? 0 : 1, max);
 }
 
 // A fraction in [0, 1] (dropout probabilities) from the first present key, else `fallback`.
