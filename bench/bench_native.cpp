@@ -3,15 +3,21 @@
 // estimate() with the explanation texts too (what the CLI does after
 // parsing); and estimate_request() with JSON text in and out (what the page
 // does through WebAssembly on every input change).
-// usage: vramcalc_bench [models.json] [rounds]
+// With --hostile: each answer's time on the deepest configs the core reads (docs/hostile-input.md,
+// "Bounded cost"): a 10,000-layer Llama served by llama.cpp (the issue-25 share link) for every
+// question, and the cluster planner on 10,000 sliding-window layers with a million GPUs and requests.
+// usage: vramcalc_bench [models.json] [rounds]   |   vramcalc_bench --hostile [rounds]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "answers/inverse.hpp"
 #include "api/api.hpp"
 #include "step/timeline.hpp"
 
@@ -39,9 +45,57 @@ double ns_per_call(F&& body, int calls_per_round, int rounds) {
     return best;
 }
 
+// The issue-25 link's config, and the sliding-window one of its cluster case.
+const char* kDeepLlama = R"({"model_type":"llama","hidden_size":4096,"num_hidden_layers":10000,"num_attention_heads":32,)"
+                         R"("num_key_value_heads":8,"intermediate_size":14336,"vocab_size":128256})";
+const char* kDeepWindow = R"({"model_type":"mistral","hidden_size":4096,"num_hidden_layers":10000,"num_attention_heads":32,)"
+                          R"("num_key_value_heads":8,"intermediate_size":14336,"vocab_size":32000,"sliding_window":4096})";
+
+int hostile(int rounds) {
+    // Each call as the page makes it: JSON text in, the model prepared afresh (no cache carried over).
+    struct Case {
+        std::string name, variant;
+        std::function<std::string()> call;
+    };
+    const std::string link = R"({"engine":"llamacpp","dtype":"q4_k_m","gpu":"rtx3060","n_gpu_layers":)";
+    const std::pair<const char*, std::string> jobs[] = {
+        {"the link: -ngl 5000", link + "5000}"},
+        {"-ngl 0: searches run far", link + "0}"},
+        {"seq 1e7: nothing fits", link + R"(5000,"seq":10000000})"},
+    };
+    std::vector<Case> cases;
+    for (const char* q : question_names())
+        for (const auto& [variant, job] : jobs) cases.push_back({q, variant, [q, job = job] { return solve_request(kDeepLlama, job, q); }});
+    for (const auto& [variant, job] : jobs) cases.push_back({"estimate", variant, [job = job] { return estimate_request(kDeepLlama, job); }});
+    cases.push_back({"cluster", "serve, 1e6 GPUs × 1e6 requests",
+                     [] { return cluster_request(kDeepWindow, "{}", R"({"gpus":1000000,"concurrency":1000000})"); }});
+    cases.push_back({"cluster", "train, 1e6 GPUs",
+                     [] { return cluster_request(kDeepWindow, R"({"mode":"train"})", R"({"gpus":1000000})"); }});
+    // Cold: another config asked first, so the model is prepared afresh (its per-layer GGUF sizes too);
+    // warm: the same model again (the page's use_config path), best of `rounds`.
+    const char* other = R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":1,"num_attention_heads":1,"vocab_size":8})";
+    std::printf("10,000 layers: ms per answer, JSON in and out; cold (model prepared) and warm (best of %d)\n", rounds);
+    double worst = 0;
+    for (const Case& c : cases) {
+        std::string answer;
+        inspect_config(other);
+        estimate_request(other, "{}");
+        const double cold = ns_per_call([&] { answer = c.call(); }, 1, 1);
+        const double warm = ns_per_call([&] { answer = c.call(); }, 1, rounds);
+        worst = std::max(worst, cold);
+        const bool ok = answer.rfind("{\"ok\":true", 0) == 0;
+        std::printf("  %-15s %-32s %9.2f ms cold %9.2f ms warm%s\n", c.name.c_str(), c.variant.c_str(), cold / 1e6, warm / 1e6,
+                    ok ? "" : "  (an error answer)");
+        if (!ok) std::printf("    %s\n", answer.substr(0, 200).c_str());
+    }
+    std::printf("slowest answer: %.2f ms\n", worst / 1e6);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::string(argv[1]) == "--hostile") return hostile(argc > 2 ? std::atoi(argv[2]) : 3);
     const std::string path = argc > 1 ? argv[1] : VRAMCALC_DEFAULT_MODELS;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 20;
     std::ifstream in(path);

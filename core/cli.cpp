@@ -11,6 +11,7 @@
 #include "api/api.hpp"
 #include "api/catalog.hpp"
 #include "api/intents.hpp"
+#include "api/job_text.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "cluster/cluster.hpp"
 #include "answers/inverse.hpp"
@@ -150,55 +151,17 @@ std::string read_checkpoint_header(const std::string& path) {
     return bytes;
 }
 
-// A decimal number as people type one: 7e9, -4, 0.5, .5, +3. Not hex (0x10),
-// nan, inf or trailing text, all of which strtod would also accept.
-bool looks_decimal(const std::string& t) {
-    size_t i = 0, digits = 0;
-    const auto digit = [&](size_t k) { return k < t.size() && t[k] >= '0' && t[k] <= '9'; };
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    while (digit(i)) ++i, ++digits;
-    if (i < t.size() && t[i] == '.') {
-        ++i;
-        while (digit(i)) ++i, ++digits;
-    }
-    if (digits == 0) return false;
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        ++i;
-        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-        if (!digit(i)) return false;
-        while (digit(i)) ++i;
-    }
-    return i == t.size();
-}
-
-// Flag values become JSON numbers when they are decimal numbers, strings
-// otherwise; parse_job then validates both in one place, and its errors
-// quote the text as typed ("got \"nan\"", "got \"0x10\"").
-json flag_value(const std::string& text, const std::string& field) {
-    if (text == "true" || text == "false") return text == "true";  // boolean serving flags (--swa-full true)
-    if (!looks_decimal(text)) return text;
-    // Whole numbers stay integers, so errors quote them as typed (-1, not -1.0).
-    if (text.find_first_of(".eE") == std::string::npos) {
-        errno = 0;
-        char* end = nullptr;
-        const long long n = std::strtoll(text.c_str(), &end, 10);
-        if (errno == 0 && end && *end == '\0') return static_cast<int64_t>(n);
-    }
-    const double d = std::strtod(text.c_str(), nullptr);
-    if (!std::isfinite(d)) throw InputError(field, "must be a finite number, got " + short_text(text));
-    return d;
-}
-
 // argv holds whatever bytes the shell passed; JSON and error texts need UTF-8.
 std::string utf8_argument(const std::string& text, const std::string& field) {
     if (!is_utf8(text)) throw InputError(field, "is not valid UTF-8 text: '" + short_text(text) + "'");
     return text;
 }
 
-std::string json_key(std::string flag) {
-    for (char& ch : flag)
+// A flag's field name: kv-dtype is job.kv_dtype.
+std::string underscored(std::string name) {
+    for (char& ch : name)
         if (ch == '-') ch = '_';
-    return flag == "flash" ? "flash_attention" : flag;
+    return name;
 }
 
 std::string default_models_path() {
@@ -213,10 +176,11 @@ int run(int argc, char** argv) {
     bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false, bake = false;
     bool ladder = false, intents_only = false, search_given = false;
     std::string search;
-    json cluster_fields = json::object(), cluster_flags = json::object();
+    json cluster_fields = json::object();
     std::string question, checkpoint_path;
     json job_fields = json::object();
-    json job_flags = json::object();
+    // Job and cluster flags as typed, read by the one value parser (api/job_text.hpp) by each field's kind.
+    std::vector<NamedText> job_flags, cluster_flags;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = utf8_argument(argv[i], "arguments");
         // File paths are bytes to the OS and may be any; every other value
@@ -242,39 +206,38 @@ int run(int argc, char** argv) {
         else if (arg == "--checkpoint") checkpoint_path = path("checkpoint");
         else if (arg == "--models") models_path = path("models.json");
         else if (arg == "--job") job_fields = parse_json_text(read_file(path("job"), "job"), "job");
-        else if (arg == "--flash") job_flags["flash_attention"] = true;
-        else if (arg == "--no-flash") job_flags["flash_attention"] = false;
-        else if (arg == "--master-weights") job_flags["master_weights"] = true;
-        else if (arg == "--no-master-weights") job_flags["master_weights"] = false;
+        else if (arg == "--flash" || arg == "--no-flash") job_flags.push_back({"flash-attention", arg == "--flash" ? "true" : "false"});
+        else if (arg == "--master-weights" || arg == "--no-master-weights")
+            job_flags.push_back({"master-weights", arg == "--master-weights" ? "true" : "false"});
         else if (arg == "--plan") plan = true;
         else if (arg == "--list-gpus") list_gpus = true;
         else if (arg == "--gpu") {
             // The GPU serves both the planner and the serving engines' pools (job.gpu).
             gpu_given = true;
-            cluster_flags["gpu"] = job_flags["gpu"] = value("cluster.gpu");
+            const std::string gpu = value("cluster.gpu");
+            job_flags.push_back({"gpu", gpu});
+            cluster_flags.push_back({"gpu", gpu});
         }
-        else if (arg == "--fabric") plan = true, cluster_flags["fabric"] = value("cluster.fabric");
+        else if (arg == "--fabric") plan = true, cluster_flags.push_back({"fabric", value("cluster.fabric")});
         else if (arg == "--cluster") plan = true, cluster_fields = parse_json_text(read_file(path("cluster"), "cluster"), "cluster");
         else if (arg.rfind("--cluster-", 0) == 0 && arg.size() > 10) {
-            const std::string key = json_key(arg.substr(10));
             plan = true;
-            const std::string text = value("cluster." + key);
-            cluster_flags[key] = text.rfind('{', 0) == 0 ? parse_json_text(text, "cluster." + key) : flag_value(text, "cluster." + key);
+            const std::string name = arg.substr(10);
+            cluster_flags.push_back({name, value("cluster." + underscored(name))});
         }
         else if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
-            const std::string key = json_key(arg.substr(2));
-            // Versions and split lists stay text: "0.10" read as a number would lose its digit.
-            const bool text = key == "vllm_version" || key == "tensor_split";
-            job_flags[key] = text ? json(value("job." + key)) : flag_value(value("job." + key), "job." + key);
+            const std::string name = arg.substr(2);
+            job_flags.push_back({name, value("job." + underscored(name))});
         } else {
             throw InputError("arguments", "unexpected '" + short_text(arg) + "' (see --help)");
         }
     }
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
-    job_fields.update(job_flags);
+    job_fields.update(job_from_text(job_flags, TextSource::Flag));  // flags override the --job file's fields
     // --gpu alone asks the planner, unless the job names a serving engine or a question.
     if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
-    if (!plan && !gpu_given) cluster_flags.erase("gpu");
+    json cluster_given = cluster_from_text(cluster_flags, TextSource::Flag);
+    if (!plan) cluster_given.erase("gpu");
 
     if (intents_only) {
         std::cout << json::parse(intents_json()).dump(2) << "\n";
@@ -316,7 +279,7 @@ int run(int argc, char** argv) {
     json config;
     std::string name;
     if (!params.empty()) {
-        json count = flag_value(params, "config.num_parameters");
+        json count = value_from_text(params, ValueKind::Number);
         config = config_path.empty() ? json::object() : parse_json_text(read_file(config_path, "config"), "config");
         if (!config.is_object()) throw InputError("config", "must be a JSON object like a Hugging Face config.json");
         config["num_parameters"] = count;
@@ -357,7 +320,7 @@ int run(int argc, char** argv) {
     }
     if (plan) {
         if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
-        cluster_fields.update(cluster_flags);
+        cluster_fields.update(cluster_given);
         const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
         // The text answer leads with the verdict for the GPU given (the planner times the layout either way).
         std::string lead;  // an estimate's error is not this question's: the planner's own answer stands

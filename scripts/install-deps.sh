@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make nlohmann-json3-dev doctest-dev emscripten chromium nodejs python3 python3-torch)
+# clang and libclang-rt-dev: the sanitizer build and libFuzzer (scripts/build-sanitized.sh).
+packages=(cmake g++ make clang libclang-rt-dev nlohmann-json3-dev doctest-dev emscripten chromium nodejs python3 python3-torch)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

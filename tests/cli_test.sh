@@ -72,7 +72,8 @@ expect "whole numbers quoted as typed" 2 '^vramcalc: error: job\.batch: must be 
 expect "int64 max quoted as typed" 2 'got 9223372036854775807$' -- --batch 9223372036854775807
 expect "solve error names its field once" 2 '^vramcalc: error: question: must be one of' -- --solve bogus --gpu h100
 expect "checkpoint header: exact weights" 0 'Weights +16\.06 +16060522496 bytes, exact from the safetensors index' -- --checkpoint "$fixtures/llama-3-8b.safetensors.index.json"
-expect "checkpoint whose length starts with a space" 0 'Weights +0\.00 +32 bytes, exact from the safetensors header' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$fixtures/space-prefix.safetensors-header"
+# Read (16 values in one tensor), then refused as the model's weights: it does not cover the tiny Llama.
+expect "checkpoint whose length starts with a space" 2 'checkpoint: header does not cover the model: its tensors hold 16 values' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$fixtures/space-prefix.safetensors-header"
 big_header=$(mktemp)
 printf '\x80\xf0\xfa\x02\x00\x00\x00\x00{' > "$big_header"  # claims a 50,000,000-byte header
 expect "checkpoint header over 8 MB named from its length" 2 'header of 50000000 bytes is larger than 8 MB' -- --config "$fixtures/tiny-llama.config.json" --checkpoint "$big_header"
@@ -110,6 +111,35 @@ expect "search" 0 '"id": "qwen2\.5-7b"' -- --search "qwen 2.5 7b"
 expect "ladder" 0 '"status": "partial"' -- --model llama-3-70b --gpu rtx4090 --ladder
 expect "bake" 0 '^\{"ok":true,"model":"llama-3-8b","job":\{\},"estimate":\{"ok":true,.*"counterpart":\{"ok":true' -- --bake
 expect "intents" 0 '"id": "run_locally"' -- --intents
+
+# One table of values given as text (tests/fixtures/text-values.json), as flags: the same table runs
+# through the wasm (tests/wasm/values.test.mjs) and the widget's attributes (tests/browser/values.test.mjs).
+if python3 - "$cli" "$fixtures/text-values.json" <<'PY'; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: text-values table"; fi
+import json, subprocess, sys
+cli, table = sys.argv[1], json.load(open(sys.argv[2]))
+bad = 0
+def run(flags):
+    r = subprocess.run([cli, '--json'] + flags, capture_output=True, text=True)
+    return r.returncode, r.stdout, r.stderr.strip()
+for case in table['cases']:
+    rc, out, err = run(['--' + case['field'].replace('_', '-'), case['text']])
+    if 'error' in case:
+        ok = rc == 2 and err == 'vramcalc: error: ' + case['error']
+    else:
+        ok = rc == 0 and json.loads(out)['job'][case['field']] == case['value']
+    if not ok:
+        bad += 1
+        print(f"  text-values: --{case['field']} {case['text']!r}: exit {rc}, {err or out[:80]!r}")
+for case in table['twice']:
+    rc, out, err = run([a for name, text in case['fields'] for a in ('--' + name, text)])
+    want = case['error']
+    for name, _ in case['fields']:
+        want = want.replace('{' + name + '}', '--' + name, 1)
+    if rc != 2 or err != 'vramcalc: error: ' + want:
+        bad += 1
+        print(f"  text-values: {case['fields']}: exit {rc}, {err!r}")
+sys.exit(1 if bad else 0)
+PY
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -342,7 +342,8 @@ TEST_CASE("bad cluster requests name the field") {
         {R"({"gpus":)", "cluster"},
     };
     for (const char* job : {train.c_str(), R"({"mode":"inference"})"})
-        for (const auto& [cluster, field] : cases) {
+        for (const auto& [cluster_json, field] : cases) {
+            const char* cluster = cluster_json;  // CAPTURE's lambda cannot capture a structured binding before C++20
             CAPTURE(job);
             CAPTURE(cluster);
             const json r = json::parse(cluster_request(cfg, job, cluster));
@@ -361,7 +362,8 @@ TEST_CASE("serving: the job's own stages are the layout timed, as the estimate l
     // DeepSeek-V3 FP8 on 16 GPUs: pp 1 is TP over all 16, pp 2 is TP 8 × PP 2 (core/layout.cpp);
     // the planner timed TP 1 × PP 9 for pp 1 and TP 1 × PP 2 (8 replicas) for pp 2.
     const Model m = test::model("deepseek-v3");
-    for (const auto& [pp, tp] : {std::pair<int64_t, int64_t>{1, 16}, {2, 8}}) {
+    for (const auto& [stages, tp] : {std::pair<int64_t, int64_t>{1, 16}, {2, 8}}) {
+        const int64_t pp = stages;  // CAPTURE's lambda cannot capture a structured binding before C++20
         CAPTURE(pp);
         const Job job = test::job({{"mode", "inference"}, {"dtype", "fp8"}, {"gpus", 16}, {"pp", pp}});
         const ServeResult s = serve(m, job, request(json::object(), job));

@@ -110,7 +110,8 @@ TEST_CASE("bad job fields name the field") {
         {R"([1])", "job"},
         {R"({"batch": )", "job"},
     };
-    for (const auto& [job, field] : cases) {
+    for (const auto& [job_json, field] : cases) {
+        const char* job = job_json;  // CAPTURE's lambda cannot capture a structured binding before C++20
         CAPTURE(job);
         CHECK(rejected_field(kLlama, job) == field);
     }

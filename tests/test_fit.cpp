@@ -77,8 +77,9 @@ TEST_CASE("vLLM and SGLang: the GPU table asks the engine's pool test on each GP
     // Found by review: Llama-3-70B on 2 H100 under vLLM read "fits" in the table while the engine's own pool
     // (0.62 GiB, 4,080 tokens < 4,096) did not hold one request; the table said 2, the answer 3.
     const std::pair<const char*, const char*> cases[] = {{"llama-3-70b", "h100"}, {"deepseek-v3", "h200"}, {"qwen3-235b-a22b", "h100"}};
-    for (const auto& [id, gpu] : cases)
+    for (const auto& [model_id, gpu] : cases)
         for (const char* engine : {"vllm", "sglang"}) {
+            const char* id = model_id;  // CAPTURE's lambda cannot capture a structured binding before C++20
             CAPTURE(id);
             CAPTURE(engine);
             const Model m = test::model(id);

@@ -123,13 +123,18 @@ TEST_CASE("hostile: long strings are quoted in at most 60 characters") {
 }
 
 TEST_CASE("hostile: huge and odd numbers give the field's range error") {
-    CHECK(error_of(llama_with("hidden_size", 1e308)) == "config.hidden_size: must be between 1 and 1000000, got 1e+308");
+    // Past a size cap, the error says why the cap is there (core/model/config_read.hpp).
+    CHECK(error_of(llama_with("hidden_size", 1e308)) ==
+          "config.hidden_size: must be at most 1000000 (about 50 × the widest published model, MT-NLG 530B's 20,480), got 1e+308");
     CHECK(error_of(llama_with("hidden_size", json::parse("18446744073709551615"))) ==
-          "config.hidden_size: must be between 1 and 1000000, got 18446744073709551615");
+          "config.hidden_size: must be at most 1000000 (about 50 × the widest published model, MT-NLG 530B's 20,480), "
+          "got 18446744073709551615");
     CHECK(error_of(llama_with("num_hidden_layers", json::parse("-9223372036854775808"))) ==
           "config.num_hidden_layers: must be between 1 and 10000, got -9223372036854775808");
+    CHECK(error_of(llama_with("num_hidden_layers", 10'001)) ==
+          "config.num_hidden_layers: must be at most 10000 (10 × the deepest Transformer trained, DeepNet's 1,000 layers), got 10001");
     CHECK(error_of(llama_with("num_local_experts", 1e15)) ==
-          "config.num_local_experts: must be between 0 and 100000, got 1e+15");
+          "config.num_local_experts: must be at most 100000 (about 260 × Kimi K2's 384 experts), got 1e+15");
     CHECK(error_of(llama_with("hidden_size", "NaN")) == "config.hidden_size: must be a number, got \"NaN\"");
     CHECK(error_of(R"({"model_type":"llama","hidden_size":1e999})").rfind("config: malformed JSON", 0) == 0);
     // Plain words: no library id in the message, and a cleared form field says it is empty.

@@ -333,7 +333,7 @@ TEST_CASE("the GPU table and the fewest-GPUs answer agree, past 64 GPUs too (adv
     for (const char* gpu : {"rtx4090", "rtx3060"}) {
         int64_t table = 0;
         for (const auto& f : e.fits)
-            if (f.id == gpu) table = f.gpus_needed;
+            if (std::string(f.id) == gpu) table = f.gpus_needed;
         REQUIRE(table > 0);  // the table finds a count (TP 8 × PP across nodes), never "at no count"
         const json a = json::parse(solve_request(cfg, std::string(R"({"gpu":")") + gpu + "\"}", "min_gpus"));
         CHECK_MESSAGE(a["answer"] == table, gpu);

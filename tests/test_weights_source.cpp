@@ -36,11 +36,11 @@ TEST_CASE("published: gpt-oss-20b's MXFP4 quantization_config gives its checkpoi
     CHECK(bf16.weights_reference_bytes == doctest::Approx(2 * m.params.total));
 }
 
-TEST_CASE("GPTQ quantization_config: b + (16 + b)/g bits on linear weights, embeddings and head kept 16-bit") {
+TEST_CASE("GPTQ quantization_config: b + (16 + b)/g bits on linear weights, embeddings, head and norms kept 16-bit") {
     const Model m = tiny({{"quantization_config", {{"quant_method", "gptq"}, {"bits", 4}, {"group_size", 128}}}});
-    const double embed_head = 2 * 64 * 256;  // untied embed + lm_head
-    const double rest = 623'360 - embed_head;
-    const double hand = rest * (4 + 20.0 / 128) / 8 + embed_head * 2;
+    const double kept = 2 * 64 * 256 + 3 * 256;  // untied embed + lm_head, two layer norms and the final norm
+    const double linear = 623'360 - kept;        // 589,824: q, k, v, o, gate, up, down (nn.Linear, what GPTQ converts)
+    const double hand = linear * (4 + 20.0 / 128) / 8 + kept * 2;
     CHECK(weights(m, {{"mode", "inference"}}) == doctest::Approx(hand));
     CHECK(weights(m, {{"mode", "lora"}}) > hand);  // + adapters, base still GPTQ
     // Full training dequantizes; QLoRA re-quantizes to NF4: neither keeps the checkpoint's scheme.

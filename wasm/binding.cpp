@@ -7,6 +7,7 @@
 #include "api/catalog.hpp"
 #include "api/chart.hpp"
 #include "api/intents.hpp"
+#include "api/job_text.hpp"
 #include "api/sweep.hpp"
 
 namespace {
@@ -59,4 +60,8 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("chart", &vramcalc::chart_current);
     emscripten::function("ladder", &vramcalc::ladder_current);
     emscripten::function("intents", &vramcalc::intents_json);
+    // The one value parser for text (URL parameters, form fields, widget attributes): core/api/job_text.hpp.
+    emscripten::function("jobFromText", &vramcalc::job_text_request);
+    emscripten::function("clusterFromText", &vramcalc::cluster_text_request);
+    emscripten::function("valueFromText", &vramcalc::value_text_request);
 }

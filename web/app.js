@@ -105,7 +105,7 @@ $('compare-add').addEventListener('click', () => {
 async function followAddress({ rewrite = false } = {}) {
   cancelUrlWrites();
   const { query, legacy, error } = await readLocation();
-  applyQuery(query);
+  await applyQuery(query);
   if (error) return update({ url: false, error: { field: 'config', message: `config: ${error}` } });
   const url = rewrite && legacy;  // an older ?query link: its state moves to the fragment
   if (state.source.kind === 'hub' && state.source.hubId) return fetchHub({ push: false, url });

@@ -19,7 +19,19 @@ export function counterpartJob(job, options, effective = job) {
 // Checkpoint metadata (useCheckpoint) belongs to one config: useConfig drops
 // it, so when that config is chosen again (after another panel asked about
 // another model) its checkpoint is attached again.
+// Job and cluster fields from the page and the widget hold text as typed (a URL, a form, an attribute): the
+// core's one value parser (core/api/job_text.hpp; the CLI's flags take it too) reads each text by its field's
+// kind before the core sees the job. Values that are not text pass as they are.
+function readText(core, method, key, fields) {
+  const texts = Object.entries(fields ?? {}).filter(([, value]) => typeof value === 'string');
+  if (!texts.length) return fields;
+  const read = JSON.parse(core[method](JSON.stringify(texts), 'url'));
+  return read.ok ? { ...fields, ...read[key] } : fields;
+}
+
 export function coreApi(core, kept = null) {
+  const asJob = (job) => readText(core, 'jobFromText', 'job', job);
+  const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);
   let currentConfig = null;
   let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
   let options = null;  // the core's options(), read once for estimatePair
@@ -50,7 +62,7 @@ export function coreApi(core, kept = null) {
     estimate(configText, job) {
       use(configText);
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.
-      return JSON.parse(decoder.decode(core.estimateView(JSON.stringify(job))));
+      return JSON.parse(decoder.decode(core.estimateView(JSON.stringify(asJob(job)))));
     },
     // The job and its counterpart (inference beside training) as the page shows them: one call, so a
     // worker answers both in one round trip. `other` is null when the job itself is refused.
@@ -64,7 +76,7 @@ export function coreApi(core, kept = null) {
     // header's terms and texts, the numbers read straight from wasm memory.
     sweep(configText, job, axis, values) {
       use(configText);
-      const view = core.sweepView(JSON.stringify(job), axis, JSON.stringify(values));
+      const view = core.sweepView(JSON.stringify(asJob(job)), axis, JSON.stringify(values));
       const answer = JSON.parse(decoder.decode(view.header));
       if (!answer.ok) return answer;
       const { numbers } = view;
@@ -82,20 +94,34 @@ export function coreApi(core, kept = null) {
     // Total per GPU for every weight format × mode.
     matrix(configText, job) {
       use(configText);
-      return JSON.parse(core.matrix(JSON.stringify(job)));
+      return JSON.parse(core.matrix(JSON.stringify(asJob(job))));
     },
     // An inverse answer for the job on its GPU (core/inverse.hpp questions).
     solve(configText, job, question) {
       use(configText);
-      return JSON.parse(core.solveCurrent(JSON.stringify(job), question));
+      return JSON.parse(core.solveCurrent(JSON.stringify(asJob(job)), question));
     },
     // The cluster planner for the job (core/cluster_answer.cpp): throughput, interconnect, time, cost.
     cluster(configText, job, cluster) {
       use(configText);
-      return JSON.parse(core.cluster(JSON.stringify(job), JSON.stringify(cluster)));
+      return JSON.parse(core.cluster(JSON.stringify(asJob(job)), JSON.stringify(asCluster(cluster))));
     },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
+    },
+    // Job fields given as text ([[name, text], ...]; source 'url', 'attribute' or 'flag'), read by the
+    // core's one value parser: { ok, job } or an error naming the field (a field given twice names both spellings).
+    jobFromText(fields, source) {
+      return JSON.parse(core.jobFromText(JSON.stringify(fields), source));
+    },
+    // The cluster planner's fields the same way: { ok, cluster }.
+    clusterFromText(fields, source) {
+      return JSON.parse(core.clusterFromText(JSON.stringify(fields), source));
+    },
+    // One value as text, by its field's kind ('number' | 'boolean' | 'text'): { ok, value }; a text that breaks
+    // the rule comes back as text, so the core names the field when it reads the job.
+    valueFromText(text, kind, bareIsTrue = false) {
+      return JSON.parse(core.valueFromText(text, kind, bareIsTrue));
     },
   };
 }

@@ -5,7 +5,7 @@
 // so beside Copy link, offering the config as a file.
 import { state, stateQuery, pastedConfigOf } from './state.js';
 import { encodeState, decodeState, MAX_FRAGMENT } from './link.js';
-import { MAX_JSON_TEXT, tooLargeMessage } from './vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage, jobFromText } from './vramcalc-client.js';
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 
@@ -34,10 +34,14 @@ export async function readLocation() {
   return { query, legacy: [...query.keys()].length > 0 };
 }
 
-export function applyQuery(q) {
+export async function applyQuery(q) {
   const { fieldIds, defaults } = page;
   state.touched = new Set(fieldIds.filter((key) => q.has(key)));
-  for (const key of fieldIds) setField(key, q.has(key) ? q.get(key) : defaults[key]);
+  // The link's values as the core's one value parser reads them (core/api/job_text.hpp), so a
+  // checkbox shows the core's reading of "false"; a value it refuses stays as typed, for the core to name.
+  const read = await jobFromText(fieldIds.filter((key) => q.has(key)).map((key) => [key, q.get(key)]), 'url');
+  const given = read.ok ? read.job : {};
+  for (const key of fieldIds) setField(key, key in given ? given[key] : q.has(key) ? q.get(key) : defaults[key]);
   const s = state.source;
   s.kind = 'catalog';
   s.modelId = q.get('model') ?? 'llama-3-8b';

@@ -46,33 +46,21 @@ export function loadModels() {
   return modelsPromise;
 }
 
-// A form, URL or attribute value as the core expects it: numbers as numbers,
-// flags as booleans, anything else exactly as typed, so the core names the
-// field ("job.flash_attention: must be true or false, got \"yes\"").
-// Flags accept true/false only; `presentMeansTrue` adds a bare attribute
-// (<vram-calc flash-attention>) meaning true.
-// A decimal number as the CLI reads one (7e9, -4, .5), or null: not 0x10, 0b1,
-// padded text or 1e999, which Number() would take or turn into Infinity.
-export function decimalNumber(text) {
-  return /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : null;
-}
-
-export function jobValue(raw, defaultValue, presentMeansTrue = false) {
-  if (typeof defaultValue === 'boolean') {
-    if (raw === true || raw === false) return raw;
-    if (raw === 'true') return true;
-    if (raw === 'false') return false;
-    if (presentMeansTrue && raw === '') return true;
-    return raw;
-  }
-  if (typeof defaultValue === 'number') {
-    // Decimal numbers as the CLI reads them (7e9, -4, .5); not 0x10, 0b1 or padded text,
-    // which Number() would take: those go to the core as typed and come back as a named error.
-    const number = decimalNumber(String(raw));
-    return number ?? raw;
-  }
+// A form, URL or attribute value as the core expects it: as typed. Text goes to the core, whose one
+// value parser (core/text/values.hpp, the CLI's too) reads each job field's text by the field's kind
+// (core-api.mjs, in the worker): numbers and booleans become values, and a value that breaks the rule
+// stays text, so the core names the field ("job.flash_attention: must be true or false, got \"yes\"").
+// A checkbox's boolean passes as is. The page keeps no number or boolean rules of its own.
+export function jobValue(raw) {
   return raw;
 }
+
+// Fields given as text ([[name, text], ...]; source 'url' or 'attribute') as the core reads them:
+// { ok, job } or { ok, cluster }, or an error naming the field (a field given twice, as kv_dtype
+// and kv-dtype, names both spellings).
+export const jobFromText = (fields, source, opts) => core().call('jobFromText', [fields, source], { field: 'job', ...opts });
+export const clusterFromText = (fields, source, opts) =>
+  core().call('clusterFromText', [fields, source], { field: 'cluster', ...opts });
 
 // The core's answers. opts: { signal } (an AbortSignal: a call a newer input
 // made useless answers CANCELLED, which callers drop).

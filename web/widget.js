@@ -15,7 +15,7 @@
 // URL is resolved against this module's own (import.meta.url); when the core
 // cannot start there (CORS, the host's CSP or Trusted Types), the element says
 // why in plain words.
-import { loadCore, loadModels, estimate, fitSummary, jobValue, modeTitle, onCoreStatus } from './vramcalc-client.js';
+import { loadCore, loadModels, estimate, fitSummary, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
 
@@ -86,13 +86,17 @@ class VramCalc extends HTMLElement {
   }
   attributeChangedCallback() { if (this.isConnected) this.update(); }
 
-  job() {
-    const job = {};
+  // The attributes that name job fields, as [name, text] pairs for the core's one value parser
+  // (core/api/job_text.hpp, through jobFromText): kv-dtype and kv_dtype both given is an error naming both.
+  fields() {
+    const fields = [];
     for (const key of jobKeys) {
-      const value = this.getAttribute(attributeName(key)) ?? this.getAttribute(key);
-      if (value !== null) job[key] = jobValue(value, defaults[key], true);
+      for (const name of new Set([attributeName(key), key])) {
+        const value = this.getAttribute(name);
+        if (value !== null) fields.push([name, value]);
+      }
     }
-    return job;
+    return fields;
   }
 
   // Shown while this widget waits; a restart's or a stop's note stays until its next change.
@@ -141,8 +145,11 @@ class VramCalc extends HTMLElement {
     const { models, error } = await loadModels().then((m) => ({ models: m }), (e) => ({ models: [], error: e }));
     if (mine !== this.#serial) return undefined;
     const model = models.find((m) => m.id === id);
-    const job = this.job();
+    const read = await jobFromText(this.fields(), 'attribute', { signal });
+    if (mine !== this.#serial || read.cancelled) return undefined;
+    const job = read.ok ? read.job : {};
     const result = error ? { ok: false, error: { message: error.message } }
+      : !read.ok ? read
       : model ? await estimate(JSON.stringify(model.config), job, { signal })
         : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
     if (mine !== this.#serial || result.cancelled) return undefined;

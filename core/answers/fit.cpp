@@ -84,8 +84,10 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
         open.push_back(&f);
     }
     std::stable_sort(open.begin(), open.end(), [](const GpuFit* a, const GpuFit* b) { return a->capacity_bytes > b->capacity_bytes; });
-    // Every count is tried in order: up to 64, and past it up to 8 · layers (the layouts that exist).
-    const int64_t most = std::max(kExactUpTo, p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo);
+    // Every count is tried in order: up to 64, and past it up to 8 · layers (the layouts that exist);
+    // llama.cpp and Ollama up to the 16 devices llama.cpp sees.
+    const int64_t most = llama_cpp_like(p.job) ? kLlamaCppMaxDevices
+                                               : std::max(kExactUpTo, p.m.config.layers > 0 ? 8 * p.m.config.layers : kExactUpTo);
     for (int64_t n = 1; n <= most && !open.empty(); ++n) {
         size_t i = 0;
         while (i < open.size() && fits_at(*open[i], n)) open[i++]->gpus_needed = n;

@@ -151,7 +151,8 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 j.pp = pp;
             };
             int64_t v = 0;
-            for (int64_t n = 1; n <= kMaxGpus && v == 0; ++n)
+            const int64_t most = llama_cpp_like(job) ? kLlamaCppMaxDevices : kMaxGpus;
+            for (int64_t n = 1; n <= most && v == 0; ++n)
                 if (fits_with(m, job, [&](Job& j) { set(j, n); }, &t)) v = n;
             a.found = v > 0;
             a.value = v;
@@ -185,7 +186,9 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 else if (v > 1 && llama_cpp_like(job)) how = std::string(" (-sm ") + split_mode_name(job.split_mode) + ")";
                 else if (v > 1) how = " (TP " + std::to_string(at.tp) + " × PP " + std::to_string(at.pp) + ")";
             }
-            a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how : "does not fit on up to 4096 GPUs";
+            a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how
+                             : "does not fit on up to " + std::to_string(most) + " GPUs" +
+                                   (llama_cpp_like(job) ? " (llama.cpp's most)" : "");
             a.answer_label = std::to_string(v) + (v == 1 ? " GPU" : " GPUs");
             break;
         }

@@ -207,7 +207,7 @@ int64_t block_of(const std::string& name) {
 
 // Where a GGUF's bytes sit: per block (llama.cpp offloads whole blocks with
 // -ngl), the token embedding (kept in host memory) and the rest (output).
-void place_gguf(ExactWeights& x, const CheckpointInfo& info, int64_t layers) {
+void place_gguf(LayerBytes& x, const CheckpointInfo& info, int64_t layers) {
     if (layers <= 0) return;
     x.layer.assign(static_cast<size_t>(layers), 0.0);
     x.experts.assign(static_cast<size_t>(layers), 0.0);
@@ -230,13 +230,51 @@ void place_gguf(ExactWeights& x, const CheckpointInfo& info, int64_t layers) {
         x.mix += (x.mix.empty() ? "" : " + ") + std::to_string(d.tensors) + " " + d.dtype;
 }
 
+// Whether the header's tensors cover the architecture; its bytes are the model's weights only then.
+// A GGUF needs every block (blk.N for N < layers) and token_embd.weight; any header with shapes
+// (not packed quantized codes) needs at least kCovered of the architecture's text parameters (a
+// vision tower ships apart in GGUF: mmproj). An index states the total of every shard: taken as is.
+constexpr double kCovered = 0.9;
+
+void check_covers(const Model& model, const CheckpointInfo& info) {
+    const ModelConfig& c = model.config;
+    if (c.family == Family::Explicit) return;
+    const std::string refused = "; its bytes are not taken as the model's exact weights";
+    if (info.format == "gguf" && c.layers > 0) {
+        std::vector<bool> seen(static_cast<size_t>(c.layers), false);
+        bool embedding = false;
+        for (const auto& t : info.tensors) {
+            const int64_t b = block_of(t.name);
+            if (b >= 0 && b < c.layers) seen[static_cast<size_t>(b)] = true;
+            embedding = embedding || t.name == "token_embd.weight";
+        }
+        std::string missing;
+        int64_t count = 0;
+        for (int64_t b = 0; b < c.layers; ++b)
+            if (!seen[static_cast<size_t>(b)] && ++count <= 4) missing += (missing.empty() ? "blk." : ", blk.") + std::to_string(b);
+        if (count > 4) missing += ", …";
+        if (count > 0)
+            throw InputError("checkpoint", "GGUF header does not cover the model: no tensors for " + missing + " (" +
+                                               std::to_string(count) + " of the config's " + std::to_string(c.layers) +
+                                               " blocks)" + refused);
+        if (!embedding) throw InputError("checkpoint", "GGUF header does not cover the model: no token_embd.weight" + refused);
+    }
+    const double text_params = model.params.total - model.params.vision;
+    const double elements = static_cast<double>(info.elements);
+    if (info.elements > 0 && !info.packed_quantized && text_params > 0 && elements < kCovered * text_params)
+        throw InputError("checkpoint", "header does not cover the model: its tensors hold " + grouped_text(elements) +
+                                           " values, " + printf_text("%.2f", 100 * elements / text_params) +
+                                           " % of the architecture's " + grouped_text(text_params) + " parameters" + refused);
+}
+
 }  // namespace
 
 void attach_checkpoint(Model& model, const CheckpointInfo& info) {
     if (info.weight_bytes <= 0) throw InputError("checkpoint", "holds no tensor data: nothing to size the weights with");
+    check_covers(model, info);
     ExactWeights x{static_cast<double>(info.weight_bytes), checkpoint_source(info),
-                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}, {}, 0, 0, {}};
-    if (info.format == "gguf") place_gguf(x, info, model.config.layers);
+                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}};
+    if (info.format == "gguf") place_gguf(x.placed, info, model.config.layers);
     model.exact = std::move(x);
 }
 

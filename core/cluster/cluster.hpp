@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "cluster/collectives.hpp"
+#include "text/values.hpp"
 #include "cluster/kernels.hpp"
 #include "cluster/step_ops.hpp"
 #include "hardware/gpus.hpp"
@@ -87,6 +88,8 @@ struct ClusterRequest {
 // mode, dtype, micro-batch, sequence length and checkpointing. Throws
 // InputError("cluster.<field>", ...).
 ClusterRequest parse_cluster(const nlohmann::json& cluster, const Job& job);
+// The kind of a cluster field, for values given as text; false for an unknown field.
+bool cluster_field_kind(const std::string& key, ValueKind& kind);
 
 struct CommTerm {
     const char* key;     // "tp", "pp", "dp", "ep", "cp"

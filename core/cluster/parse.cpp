@@ -11,6 +11,7 @@
 #include "text/errors.hpp"
 #include "model/formats.hpp"
 #include "text/json_text.hpp"
+#include "text/values.hpp"
 
 namespace vramcalc {
 namespace {
@@ -70,11 +71,26 @@ const StepPreset& step_preset(Framework f) {
     return kStepPresets[0];
 }
 
-const char* kKnown =
-    "gpu, gpus, fabric, tflops, memory_gib, memory_tbps, link_gbps, domain, pcie_gbps, gpus_per_node, fabric_gbps, "
-    "layout, global_batch, matmul_dtype, compute_efficiency, memory_efficiency, link_efficiency, overlap, latency_us, "
-    "grad_reduce_bytes, overlap_tp, overlap_ep, tokens, price_per_gpu_hour, concurrency, prompt_tokens, output_tokens, "
-    "fp8, fp8_all_gather, attention, fused, schedule, node_limit, dispatch_bytes";
+// The cluster's fields and their kinds, for values given as text (CLI flags: core/api/job_text.cpp).
+struct ClusterField {
+    const char* name;
+    ValueKind kind;
+};
+constexpr ValueKind N = ValueKind::Number, B = ValueKind::Boolean, T = ValueKind::Text;
+const ClusterField kClusterFields[] = {
+    {"gpu", T}, {"gpus", N}, {"fabric", T}, {"tflops", N}, {"memory_gib", N}, {"memory_tbps", N}, {"link_gbps", N},
+    {"domain", N}, {"pcie_gbps", N}, {"gpus_per_node", N}, {"fabric_gbps", N}, {"layout", T}, {"global_batch", N},
+    {"matmul_dtype", T}, {"compute_efficiency", N}, {"memory_efficiency", N}, {"link_efficiency", N}, {"overlap", N},
+    {"latency_us", N}, {"grad_reduce_bytes", N}, {"overlap_tp", B}, {"overlap_ep", B}, {"tokens", N},
+    {"price_per_gpu_hour", N}, {"concurrency", N}, {"prompt_tokens", N}, {"output_tokens", N}, {"fp8", T},
+    {"fp8_all_gather", B}, {"attention", T}, {"fused", B}, {"schedule", T}, {"node_limit", N}, {"dispatch_bytes", N},
+};
+
+std::string known_fields() {
+    std::string names;
+    for (const auto& f : kClusterFields) names += (names.empty() ? "" : ", ") + std::string(f.name);
+    return names;
+}
 
 // A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12",
 // "1.5 trillion", "300B", "2.5 billion tokens", "800M". Anything else is refused, naming the field.
@@ -160,6 +176,15 @@ void read_layout(const json& v, ClusterRequest& r) {
 
 }  // namespace
 
+bool cluster_field_kind(const std::string& key, ValueKind& kind) {
+    for (const auto& f : kClusterFields)
+        if (key == f.name) {
+            kind = f.kind;
+            return true;
+        }
+    return false;
+}
+
 ClusterRequest parse_cluster(const json& j, const Job& job) {
     if (!j.is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(j));
     ClusterRequest r;
@@ -232,7 +257,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "schedule") r.schedule = find_schedule(text_field(v, field));
         else if (key == "node_limit") r.node_limit = whole_field(v, field, 1, 1'000'000);
         else if (key == "dispatch_bytes") r.dispatch_bytes = number_field(v, field, 0.5, 4);
-        else throw InputError(field, std::string("unknown field; known: ") + kKnown);
+        else throw InputError(field, "unknown field; known: " + known_fields());
     }
     // Serving with only the job's stages given: TP takes the rest of the GPUs, as the estimate
     // lays the job out (core/layout.cpp resolve_layout; pp 1 means TP over every GPU).

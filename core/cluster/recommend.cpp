@@ -18,6 +18,9 @@ std::vector<int64_t> divisors(int64_t n, int64_t cap) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The serving layout search tries every size up to this many GPUs in order, bisects past it.
+constexpr int64_t kServeSizesInOrder = 64;
+
 // How each serving engine runs a decode step, as the planner needs it: data, one row per engine.
 struct ServePreset {
     Engine engine;
@@ -110,14 +113,33 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
         // scale-up domain or node), pipeline stages beyond it; engines that split by layers take no TP.
         const int64_t tp_cap = serve_preset(job.engine).layer_split ? 1 : std::min<int64_t>(8, std::max<int64_t>(r.gpu.domain, r.gpu.per_node));
         bool found = false;
-        const int64_t largest = std::min(r.gpus, tp_cap * std::max<int64_t>(1, model.config.layers));
-        for (int64_t size = 1; size <= largest && !found; ++size)
+        const int64_t L = std::max<int64_t>(1, model.config.layers);
+        int64_t largest = std::min(r.gpus, tp_cap * L);
+        if (llama_cpp_like(job)) largest = std::min(largest, kLlamaCppMaxDevices);
+        const auto heads_split = [&](int64_t tp) { return model.config.heads <= 0 || model.config.heads % tp == 0; };
+        const auto fits = [&](int64_t tp, int64_t pp) { return memory_for(tp, pp).total() <= gpu_bytes(r.gpu); };
+        // Sizes up to 64 in order, each with TP as large as divides it first.
+        for (int64_t size = 1; size <= std::min<int64_t>(largest, kServeSizesInOrder) && !found; ++size)
             for (int64_t tp = std::min(tp_cap, size); tp >= 1 && !found; tp /= 2) {
-                if (size % tp != 0 || (model.config.heads > 0 && model.config.heads % tp != 0)) continue;
+                if (size % tp != 0 || !heads_split(tp)) continue;
                 const int64_t pp = size / tp;
-                if (model.config.layers > 0 && pp > model.config.layers) continue;
-                if (memory_for(tp, pp).total() <= gpu_bytes(r.gpu)) s.tp = tp, s.pp = pp, found = true;
+                if (pp > L) continue;
+                if (fits(tp, pp)) s.tp = tp, s.pp = pp, found = true;
             }
+        // Past 64 GPUs, per TP degree the fewest stages that fit, by bisection (per-GPU memory falls as
+        // stages are added: fewer layers, and their KV, per stage); the smallest size wins, larger TP
+        // first. A deep model with a million GPUs costs 4 × log2(layers) estimates instead of one per size.
+        int64_t best_tp = 0, best_pp = 0;
+        for (int64_t tp = tp_cap; tp >= 1 && !found && largest > kServeSizesInOrder; tp /= 2) {
+            int64_t lo = kServeSizesInOrder / tp, hi = std::min(L, largest / tp);  // fits(hi), not lo
+            if (!heads_split(tp) || hi <= lo || !fits(tp, hi)) continue;
+            while (hi - lo > 1) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                (fits(tp, mid) ? hi : lo) = mid;
+            }
+            if (best_tp == 0 || tp * hi < best_tp * best_pp) best_tp = tp, best_pp = hi;
+        }
+        if (best_tp > 0) s.tp = best_tp, s.pp = best_pp, found = true;
         if (!found) {  // nothing fits: report the whole cluster as one replica
             s.tp = std::min(tp_cap, r.gpus);
             while (s.tp > 1 && (r.gpus % s.tp != 0 || (model.config.heads > 0 && model.config.heads % s.tp != 0))) s.tp /= 2;

@@ -116,10 +116,8 @@ bool read_field(Job& job, const std::string& key, const json& v) {
             throw InputError(field, "must be one of " + names + ", got '" + short_text(name) + "'");
         }
     }
-    else if (key == "checkpointing") {
-        if (v.is_boolean()) job.checkpointing = v.get<bool>() ? Checkpointing::Full : Checkpointing::None;
-        else job.checkpointing = read_choice(v, field, kCheckpointing);
-    } else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
+    else if (key == "checkpointing") job.checkpointing = read_choice(v, field, kCheckpointing);
+    else if (key == "activation_offload") job.activation_offload = bool_field(v, field);
     else if (key == "model_init") job.model_init = read_choice(v, field, kModelInit);
     else if (key == "qlora_matmul") job.qlora_matmul = read_choice(v, field, kQloraMatmul);
     else if (key == "attention") job.attention = read_choice(v, field, kAttention);
@@ -279,6 +277,9 @@ Job parse_job(const json& j) {
     if (job.model_init == ModelInit::TorchaoNf4V01 && job.mode != Mode::QLoRA)
         throw InputError("job.model_init", std::string("torchao_0.1_nf4 quantizes a QLoRA base; mode must be qlora, got '") +
                                                mode_name(job.mode) + "'");
+    if (llama_cpp_like(job) && job.gpus > kLlamaCppMaxDevices)
+        throw InputError("job.gpus", "llama.cpp and Ollama use at most " + std::to_string(kLlamaCppMaxDevices) +
+                                         " GPUs (llama_max_devices() in llama.cpp), got " + std::to_string(job.gpus));
     if (job.mtp_layers > 0 && !trains(job))
         throw InputError("job.mtp_layers", std::string("multi-token prediction layers are trained beside the model; mode must be "
                                                        "train, lora or qlora, got '") + mode_name(job.mode) + "'");

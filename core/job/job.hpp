@@ -318,6 +318,9 @@ std::vector<const char*> split_mode_names();
 std::vector<const char*> cache_impl_names();
 std::vector<const char*> engine_names();
 bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
+// llama.cpp sees at most 16 devices: src/llama.cpp llama_max_devices() returns 16, the size of
+// llama_model_params.tensor_split (and ggml-cuda's GGML_CUDA_MAX_DEVICES); Ollama runs the same.
+constexpr int64_t kLlamaCppMaxDevices = 16;
 // The names parse_job accepts, for option lists and error messages.
 std::vector<const char*> mode_names();
 std::vector<const char*> optimizer_names();

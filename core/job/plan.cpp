@@ -51,6 +51,19 @@ std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
     return picked;
 }
 
+// The rank of B·A is at most min(in, out) of the matrix it adapts (Hu et al. 2021 §4.1: r ≪ min(d, k)):
+// a larger rank adds parameters and memory but no capacity. Refused, naming the matrix with the smallest side.
+void check_lora_rank(const std::vector<const Tensor*>& targets, int64_t rank) {
+    const Tensor* narrowest = nullptr;
+    for (const Tensor* t : targets)
+        if (!narrowest || std::min(t->in, t->out) < std::min(narrowest->in, narrowest->out)) narrowest = t;
+    if (!narrowest || rank <= std::min(narrowest->in, narrowest->out)) return;
+    throw InputError("job.lora_rank", "must be at most " + std::to_string(std::min(narrowest->in, narrowest->out)) +
+                                          ", the smaller side of the targeted matrix " + narrowest->module + " (" +
+                                          std::to_string(narrowest->in) + " × " + std::to_string(narrowest->out) +
+                                          "); a larger rank adds parameters but no capacity, got " + std::to_string(rank));
+}
+
 // LoRA (Hu et al. 2021): W + B·A with A: r × in, B: out × r -> r·(in + out) per matrix.
 double lora_params(const std::vector<const Tensor*>& targets, int64_t rank) {
     double p = 0;
@@ -109,7 +122,11 @@ double trainable_params(const Model& model, const Job& job) {
         case Mode::Inference: return 0;
         case Mode::Train: return model.params.total;
         case Mode::LoRA:
-        case Mode::QLoRA: return lora_params(lora_targets(model, job), job.lora_rank);
+        case Mode::QLoRA: {
+            const std::vector<const Tensor*> targets = lora_targets(model, job);
+            check_lora_rank(targets, job.lora_rank);
+            return lora_params(targets, job.lora_rank);
+        }
     }
     return 0;
 }
@@ -132,6 +149,7 @@ Plan make_plan(const Model& given, const Job& job) {
         p.lora.clear();
         p.lora_roles = 0;
     }
+    check_lora_rank(p.lora, job.lora_rank);
     p.trainable = job.mode == Mode::Train ? m.params.total : uses_adapters(job) ? lora_params(p.lora, job.lora_rank) : 0;
     if (trains(job) && job.optimizer == Optimizer::Adafactor) p.adafactor_values = adafactor_state_values(p);
     for (const auto& t : m.tensors) {

@@ -90,14 +90,21 @@ double base_weights_bytes(const Plan& p, std::string* why) {
     }
     const double compute_bytes = p.compute.bits / 8;
     if (p.shipped) {
-        const double kept = p.shipped->experts_only ? p.m.params.total - p.m.params.routed_experts : p.m.params.embeddings;
+        // Tensor by tensor: the modules its skip list (or compressed-tensors' targets) keeps stay 16-bit too.
+        const QuantSplit& q = p.m.quant;
         const double each = p.shipped->bits / 8;
-        if (why)
-            *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" + p.shipped->scheme +
-                   ": " + p.shipped->bits_source + " bits, from quantization_config) + " + params_text(kept) +
-                   (p.shipped->experts_only ? " non-expert" : " embedding/head") + " params × " + plain_number(compute_bytes) +
-                   " bytes (kept " + p.compute.label + ")";
-        return (p.m.params.total - kept) * each + kept * compute_bytes;
+        if (why) {
+            const std::string kept_what = p.shipped->experts_only ? " non-expert"
+                                          : q.head_quantized      ? " embedding and norm"
+                                                                  : " embedding, head and norm";
+            *why = params_text(q.quantized) + " params × " + plain_number(each) + " bytes (" + p.shipped->scheme + ": " +
+                   p.shipped->bits_source + " bits, from quantization_config) + " + params_text(q.kept - q.listed) + kept_what +
+                   " params" + (q.listed > 0 ? " and " + params_text(q.listed) + " in the " + std::to_string(q.listed_modules) +
+                                                   " modules its " + p.shipped->not_converted_key + " list keeps"
+                                             : std::string()) +
+                   " × " + plain_number(compute_bytes) + " bytes (kept " + p.compute.label + ")";
+        }
+        return q.quantized * each + q.kept * compute_bytes;
     }
     const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
     const double each = autocast(p) ? 4 : p.weights.bits / 8;

@@ -180,6 +180,7 @@ int64_t require_dimension(int64_t value, const char* field, const char* needed_f
 void parse_attention_layout(const json& c, ModelConfig& m);  // core/kv_layout.cpp
 int64_t ModelConfig::attention_layers() const {
     if (layer_kinds.empty()) return family == Family::Mamba ? 0 : layers;
+    if (counted_kinds == layer_kinds.size()) return attention_count;
     int64_t n = 0;
     for (const auto& k : layer_kinds)
         n += (k.mixer == Mixer::LinearAttention || k.mixer == Mixer::Mamba) ? 0 : 1;
@@ -319,6 +320,7 @@ ModelConfig parse_config(const json& given) {
     parse_attention_layout(c, m);  // core/kv_layout.cpp (serving helper)
     parse_rope(c, m);
     parse_quantization(root, m);
+    m.count_layer_kinds();
     return m;
 }
 

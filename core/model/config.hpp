@@ -2,6 +2,7 @@
 // Model metadata read from a Hugging Face config.json (or an explicit
 // parameter count). Only the fields that decide parameter count, KV cache and
 // activation size are kept.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -132,7 +133,15 @@ struct WeightQuant {
     int64_t group_size = 0;    // values sharing one scale (-1/0 = per channel)
     bool desc_act = false;     // GPTQ act-order: adds a g_idx int32 per input row
     bool experts_only = false; // only MoE expert matrices are quantized (gpt-oss MXFP4)
-    std::vector<std::string> not_converted;  // modules_to_not_convert / ignore
+    // The modules the checkpoint keeps unquantized (model/skip_lists.cpp reads them tensor by tensor):
+    // modules_to_not_convert / llm_int8_skip_modules as transformers matches them, or compressed-tensors'
+    // ignore; `not_converted_key` names the field, for errors. compressed-tensors also lists the modules
+    // it quantizes (config_groups targets; "Linear" is every linear layer).
+    std::vector<std::string> not_converted;
+    std::string not_converted_key;
+    std::vector<std::string> targets;
+    bool compressed_tensors_rules = false;  // ignore / targets as compressed-tensors matches them (else transformers')
+    bool head_kept = true;     // the untied lm_head stays 16-bit unless listed otherwise (see config_quant.cpp)
     bool present() const { return !method.empty(); }
 };
 
@@ -224,6 +233,14 @@ struct ModelConfig {
     bool fp32_router = false;         // router and expert combine in fp32 copies (deepseek_v3)
     int64_t attention_layers() const; // layers whose mixer is an attention kind
     int64_t recurrent_layers() const; // layers whose mixer is LinearAttention or Mamba
+    // kv_kind_count and attention_layers, counted once when the config is read (count_layer_kinds,
+    // called by parse_config and after set_head re-kinds the layers): the answers ask them on every
+    // step of a search, and a walk over 10,000 layers each time made a deep config's answers slow.
+    // Used while kv_kinds and layer_kinds keep the sizes they were counted at; else counted again.
+    void count_layer_kinds();
+    int64_t kv_counts[6] = {};
+    int64_t attention_count = 0;
+    size_t counted_kv = SIZE_MAX, counted_kinds = SIZE_MAX;
 
     VisionTower vision;               // multimodal checkpoints: vision encoder + projector
     WeightQuant quant;                // quantization_config (empty when the checkpoint is unquantized)

@@ -106,12 +106,12 @@ std::vector<bool> moe_flags(const json& c, const ModelConfig& m) {
 }
 
 // First element of a per-layer list (Hunyuan writes moe_topk etc. per layer), or the number itself.
-int64_t first_or_number(const json& c, std::initializer_list<const char*> keys, int64_t max, bool required,
+int64_t first_or_number(const json& c, std::initializer_list<const char*> keys, const Cap& max, bool required,
                         int64_t fallback, bool allow_zero = false) {
     const char* key = present_key(c, keys);
     if (key && c.at(key).is_array()) {
         if (c.at(key).empty()) throw InputError(field_name(key), "must not be an empty list");
-        return whole_field(c.at(key)[0], field_name(key), allow_zero ? 0 : 1, max);
+        return capped_field(c.at(key)[0], field_name(key), allow_zero ? 0 : 1, max);
     }
     return read_count(c, keys, max, required, fallback, allow_zero);
 }

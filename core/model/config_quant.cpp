@@ -5,6 +5,7 @@
 
 #include "model/config_arch.hpp"
 #include "model/config_read.hpp"
+#include "model/skip_lists.hpp"
 
 namespace vramcalc {
 namespace {
@@ -18,12 +19,17 @@ std::string fmt(double v) {
     return buf;
 }
 
-std::vector<std::string> name_list(const json& q, const char* key) {
+// A list of module names or patterns; at most kMaxListedModules (model/skip_lists.hpp) entries.
+std::vector<std::string> name_list(const json& q, const char* key, const std::string& field = "") {
+    const std::string name = field.empty() ? std::string("config.quantization_config.") + key : field;
     std::vector<std::string> out;
     auto it = q.find(key);
     if (it == q.end() || it->is_null()) return out;
-    if (!it->is_array()) throw InputError(std::string("config.quantization_config.") + key, "must be a list of module names");
-    for (const auto& v : *it) out.push_back(text_field(v, std::string("config.quantization_config.") + key));
+    if (!it->is_array()) throw InputError(name, "must be a list of module names");
+    if (it->size() > kMaxListedModules)
+        throw InputError(name, "lists " + std::to_string(it->size()) + " modules; at most " + std::to_string(kMaxListedModules) +
+                                   " are read (a list per layer and expert of DeepSeek-V3 would have about 45,000)");
+    for (const auto& v : *it) out.push_back(text_field(v, name));
     return out;
 }
 
@@ -101,7 +107,18 @@ void compressed_tensors(const json& q, WeightQuant& w) {
     w.scheme = "compressed-tensors W" + std::to_string(w.weight_bits) + "A" + std::to_string(act_bits) + " (" + type +
                ", " + strategy + (w.group_size > 0 && strategy == "group" ? " " + std::to_string(w.group_size) : "") + ")";
     w.format = &format(type == "float" && w.weight_bits == 8 ? FormatId::Fp8 : w.weight_bits == 8 ? FormatId::Int8 : FormatId::Int4);
+    // compressed-tensors quantizes the modules a group targets ("Linear": every nn.Linear, the lm_head
+    // too) and not ignored (compressed_tensors/utils/match.py match_named_modules, is_match): the head
+    // is quantized unless the ignore list names it.
     w.not_converted = name_list(q, "ignore");
+    w.not_converted_key = "ignore";
+    w.compressed_tensors_rules = true;
+    for (auto group = groups->begin(); group != groups->end(); ++group)
+        if (group->is_object())
+            for (const std::string& t : name_list(*group, "targets", "config.quantization_config.config_groups.targets"))
+                w.targets.push_back(t);
+    if (w.targets.empty()) w.targets.push_back("Linear");
+    w.head_kept = false;
 }
 
 }  // namespace
@@ -120,6 +137,7 @@ void parse_quantization(const json& root, ModelConfig& m) {
     w.method = q_text(q, "quant_method", q.contains("load_in_4bit") || q.contains("load_in_8bit") ? "bitsandbytes" : "");
     if (w.method.empty()) throw InputError("config.quantization_config.quant_method", "missing");
     w.not_converted = name_list(q, "modules_to_not_convert");
+    w.not_converted_key = "modules_to_not_convert";
     const std::string& method = w.method;
     if (method == "gptq" || method == "awq") {
         integer_groups(q, w, method == "gptq" ? "GPTQ" : "AWQ");
@@ -164,7 +182,16 @@ void parse_quantization(const json& root, ModelConfig& m) {
         } else {
             throw InputError("config.quantization_config.load_in_4bit", "bitsandbytes config sets neither load_in_4bit nor load_in_8bit");
         }
-        w.not_converted = name_list(q, "llm_int8_skip_modules");
+        w.not_converted.clear();  // transformers' BitsAndBytesConfig reads no modules_to_not_convert
+        w.not_converted_key.clear();
+        // transformers' bitsandbytes quantizer (quantizer_bnb_4bit.py / _8bit.py) passes llm_int8_skip_modules
+        // to get_modules_to_not_convert without add_default_skips: a list given replaces the default (the
+        // output embedding, lm_head), so the head is quantized unless the list names it.
+        if (q.contains("llm_int8_skip_modules") && !q.at("llm_int8_skip_modules").is_null()) {
+            w.not_converted = name_list(q, "llm_int8_skip_modules");
+            w.not_converted_key = "llm_int8_skip_modules";
+            w.head_kept = false;
+        }
     } else if (method == "mxfp4") {
         // OCP Microscaling spec v1.0 §6.3: FP4 (E2M1) elements in blocks of 32
         // sharing one E8M0 scale: 4 + 8/32 = 4.25 bits. gpt-oss quantizes only

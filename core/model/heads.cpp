@@ -102,6 +102,7 @@ void apply_head(ModelConfig& m, Head head, const char* field) {
     m.head = head;
     if (m.family == Family::Encoder || m.family == Family::EncoderDecoder)
         m.kv_kinds.assign(static_cast<size_t>(m.layers), m.has_decoder() ? ModelConfig::KvKind::Full : ModelConfig::KvKind::None);
+    m.count_layer_kinds();
 }
 
 const char* head_name(Head head) {

@@ -85,9 +85,20 @@ void read_linear_state(const json& c, ModelConfig& m) {
 
 int64_t ModelConfig::kv_kind_count(KvKind k) const {
     if (kv_kinds.empty()) return k == KvKind::Full ? layers : 0;
+    if (counted_kv == kv_kinds.size()) return kv_counts[static_cast<size_t>(k)];
     int64_t n = 0;
     for (KvKind x : kv_kinds) n += x == k;
     return n;
+}
+
+static_assert(static_cast<int>(ModelConfig::KvKind::None) == 5, "kv_counts holds one count per KvKind");
+
+void ModelConfig::count_layer_kinds() {
+    counted_kv = counted_kinds = SIZE_MAX;  // count afresh below
+    for (size_t k = 0; k < 6; ++k) kv_counts[k] = kv_kind_count(static_cast<KvKind>(k));
+    attention_count = attention_layers();
+    counted_kv = kv_kinds.size();
+    counted_kinds = layer_kinds.size();
 }
 
 void parse_attention_layout(const json& c, ModelConfig& m) {

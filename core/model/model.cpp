@@ -4,7 +4,17 @@
 
 namespace vramcalc {
 
-Model prepare_model(const ModelConfig& config) { return Model{config, list_tensors(config), count_params(config), {}}; }
+double LayerBytes::total() const {
+    double t = output + token_embd;
+    for (double b : layer) t += b;
+    return t;
+}
+
+Model prepare_model(const ModelConfig& config) {
+    Model m{config, list_tensors(config), count_params(config), {}, {}, {}};
+    if (config.quant.present()) m.quant = quant_split(m.config, m.tensors, m.params);
+    return m;
+}
 
 std::shared_ptr<const Model> with_head(const Model& m, Head head, int64_t labels, const char* field) {
     if (head == m.config.head && (labels <= 0 || labels == m.config.num_labels)) return nullptr;

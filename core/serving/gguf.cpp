@@ -1,7 +1,8 @@
 #include "serving/gguf.hpp"
 
 #include <algorithm>
-#include <map>
+#include <string>
+#include <vector>
 
 #include "text/errors.hpp"
 
@@ -137,33 +138,19 @@ G fallback(G t, int64_t row) {
 
 }  // namespace
 
-double GgufWeights::total() const {
-    double t = output + token_embd;
-    for (double b : layer) t += b;
-    return t;
-}
-
 bool is_gguf_format(const NumberFormat& f) { return ftype_of(f) != nullptr && !f.trainable; }
 
-GgufWeights gguf_weights(const Plan& p) {
+namespace {
+
+GgufWeights compute_gguf_weights(const Plan& p, const FtypeName* ft) {
     const ModelConfig& c = p.m.config;
-    if (p.exact && !p.m.exact.layer.empty()) {  // a GGUF header: its own bytes, block by block
-        GgufWeights w{p.m.exact.layer, p.m.exact.experts, p.m.exact.output, p.m.exact.token_embd, p.m.exact.mix};
-        return w;
-    }
-    if (c.family == Family::Explicit || c.layers <= 0)
-        throw InputError("config", "llama.cpp's per-tensor GGUF types need the architecture (model_type and dimensions), "
-                                   "not only num_parameters");
-    const FtypeName* ft = ftype_of(p.weights);
-    if (!ft) throw InputError("job.dtype", std::string("llama.cpp loads GGUF files: use fp16, bf16, fp32, q8_0, q6_k, "
-                                                       "q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k or mxfp4, got '") + p.weights.name + "'");
     const int64_t L = c.layers;
     const bool mxfp4 = c.quant.format && c.quant.format->id == FormatId::Mxfp4 && c.quant.experts_only;
     const Rules r{ft->ftype, ft->base, p.job.gguf_rules, c.experts, c.kv_heads > 0 ? c.heads / c.kv_heads : 1, L, mxfp4};
     GgufWeights w;
     w.layer.assign(static_cast<size_t>(L), 0.0);
     w.experts.assign(static_cast<size_t>(L), 0.0);
-    std::map<std::string, int64_t> counts;  // tensors per type, for the mix text
+    int64_t counts[static_cast<int>(G::MXFP4) + 1] = {};  // tensors per type, for the mix text
     // n_ffn_down counts every ffn_down-like tensor (dense, experts, shared), as llama-quant.cpp does.
     int64_t n_ffn_down = 0;
     for (const Tensor& t : p.m.tensors)
@@ -179,7 +166,7 @@ GgufWeights gguf_weights(const Plan& p) {
             // 1-D tensors stay f32; the router is never quantized (f16 in Dec 2023 converts, f32 now).
             const G g = ro == GRole::Vector ? G::F32 : (r.era == GgufRules::Dec2023 ? G::F16 : G::F32);
             const double bytes = static_cast<double>(t.in) * static_cast<double>(t.out) * info(g).bytes;  // one copy
-            counts[info(g).name] += t.copies;
+            counts[static_cast<int>(g)] += t.copies;
             if (t.role & kRoleFinalNorm) {
                 w.output += bytes * static_cast<double>(t.copies);
             } else if (t.copies >= L) {  // per-layer vectors (norms: L × norms_per_layer copies)
@@ -193,7 +180,7 @@ GgufWeights gguf_weights(const Plan& p) {
             const GRole as = ro == GRole::Embd && !c.tied_embeddings ? GRole::Embd : GRole::Output;
             const G g = fallback(tensor_type(r, as, 0, 1, t.in, false), t.in);
             const double bytes = values * info(g).bytes / info(g).block;
-            counts[info(g).name] += 1;
+            counts[static_cast<int>(g)] += 1;
             if (ro == GRole::Embd) w.token_embd = bytes;
             else w.output += bytes;
             // Tied: llama.cpp duplicates token_embd as the output on the output's device.
@@ -211,13 +198,35 @@ GgufWeights gguf_weights(const Plan& p) {
             }
             const G g = fallback(tensor_type(r, ro, idx, count, t.in, expert), t.in);
             const double bytes = values * info(g).bytes / info(g).block;
-            counts[info(g).name] += expert && r.era == GgufRules::Dec2023 ? per_layer : 1;
+            counts[static_cast<int>(g)] += expert && r.era == GgufRules::Dec2023 ? per_layer : 1;
             w.layer[layer] += bytes;
             if (expert) w.experts[layer] += bytes;
         }
     }
-    for (const auto& [name, k] : counts) w.mix += (w.mix.empty() ? "" : " + ") + std::to_string(k) + " " + name;
+    // In the order of the type names (as a std::map of names listed them): "193 q4_K + 33 q6_K + 65 f32".
+    std::vector<G> used;
+    for (int g = 0; g <= static_cast<int>(G::MXFP4); ++g)
+        if (counts[g] > 0) used.push_back(static_cast<G>(g));
+    std::sort(used.begin(), used.end(), [](G a, G b) { return std::string(info(a).name) < info(b).name; });
+    for (G g : used) w.mix += (w.mix.empty() ? "" : " + ") + std::to_string(counts[static_cast<int>(g)]) + " " + info(g).name;
     return w;
+}
+
+}  // namespace
+
+const GgufWeights& gguf_weights(const Plan& p) {
+    const ModelConfig& c = p.m.config;
+    if (p.exact && !p.m.exact.placed.layer.empty()) return p.m.exact.placed;  // a GGUF header: its own bytes, block by block
+    if (c.family == Family::Explicit || c.layers <= 0)
+        throw InputError("config", "llama.cpp's per-tensor GGUF types need the architecture (model_type and dimensions), "
+                                   "not only num_parameters");
+    const FtypeName* ft = ftype_of(p.weights);
+    if (!ft) throw InputError("job.dtype", std::string("llama.cpp loads GGUF files: use fp16, bf16, fp32, q8_0, q6_k, "
+                                                       "q5_k_m, q4_k_m, q4_0, q3_k_m, q2_k or mxfp4, got '") + p.weights.name + "'");
+    // Everything else the sizes depend on is the model's own (its config and tensors).
+    const uint32_t key = static_cast<uint32_t>(p.weights.id) << 8 | static_cast<uint32_t>(p.job.gguf_rules);
+    if (const GgufWeights* kept = p.m.gguf.find(key)) return *kept;
+    return p.m.gguf.keep(key, compute_gguf_weights(p, ft));
 }
 
 }  // namespace vramcalc

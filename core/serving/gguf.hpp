@@ -10,19 +10,14 @@
 
 namespace vramcalc {
 
-struct GgufWeights {
-    std::vector<double> layer;    // bytes of each repeating block, routed experts included
-    std::vector<double> experts;  // of which routed experts
-    double output = 0;            // output.weight (+ output_norm): the "+1" layer of -ngl
-    double token_embd = 0;        // llama.cpp keeps it in host memory (get_rows runs on the CPU)
-    std::string mix;              // "193 q4_K + 33 q6_K + 65 f32"
-    double total() const;
-};
+// Per-layer bytes as llama.cpp places them (model/model.hpp).
+using GgufWeights = LayerBytes;
 
 // True for the GGUF file types whose per-tensor rules we apply.
 bool is_gguf_format(const NumberFormat& f);
-// Per-tensor GGUF sizes for the job's dtype (GGUF types, or all-f16/bf16/f32).
-// Throws InputError("config") for a config given only as num_parameters.
-GgufWeights gguf_weights(const Plan& p);
+// Per-tensor GGUF sizes for the job's dtype (GGUF types, or all-f16/bf16/f32), or an attached GGUF
+// header's own. Computed once per model, file type and rules era (kept in the model's cache), so
+// every later call costs a lookup. Throws InputError("config") for a config given only as num_parameters.
+const GgufWeights& gguf_weights(const Plan& p);
 
 }  // namespace vramcalc

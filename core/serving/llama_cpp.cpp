@@ -151,7 +151,7 @@ Placement place(const Plan& p, const Layout& l, const GgufWeights& g, int64_t de
 void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, bool explain) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
-    const GgufWeights g = gguf_weights(p);
+    const GgufWeights& g = gguf_weights(p);
     const int64_t L = c.layers;
     const int64_t ngl = job.n_gpu_layers < 0 ? L + 1 : std::min<int64_t>(job.n_gpu_layers, L + 1);
     s.layers = L;

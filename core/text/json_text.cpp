@@ -1,11 +1,13 @@
 #include "text/json_text.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
 #include "text/errors.hpp"
 #include "text/units.hpp"
+#include "text/values.hpp"
 
 namespace vramcalc {
 
@@ -155,6 +157,12 @@ std::string describe_value(const nlohmann::json& v) {
 double number_field(const nlohmann::json& v, const std::string& field, double min, double max) {
     if (v.is_string() && v.get_ref<const std::string&>().find_first_not_of(" \t\n\r") == std::string::npos)
         throw InputError(field, "needs a number (the field is empty)");  // a cleared form field
+    // Text that is a decimal number past the double range (a flag's 1e999, which the text rule leaves as text).
+    if (v.is_string()) {
+        const std::string t = trim_ascii(v.get_ref<const std::string&>());
+        if (is_decimal_text(t) && !std::isfinite(std::strtod(t.c_str(), nullptr)))
+            throw InputError(field, "must be a finite number, got " + short_text(t));
+    }
     if (!v.is_number()) throw InputError(field, "must be a number, got " + describe_value(v));
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < min || d > max)

@@ -6,8 +6,6 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
-import { decimalNumber } from '../vramcalc-client.js';
-
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -176,13 +174,9 @@ export function mount(root, { hardware, fields, onChange }) {
     sync() {
       for (const [key, input] of Object.entries(inputs)) input.value = fields[key] ?? '';
     },
-    // The fields as the core takes them: numbers where they read as numbers.
+    // The fields as typed: the core's one value parser reads them (core/api/job_text.hpp, core-api.mjs).
     request() {
-      const r = {};
-      for (const [key, value] of Object.entries(fields)) {
-        r[key] = decimalNumber(value) ?? value;
-      }
-      return r;
+      return { ...fields };
     },
     render(answer) {
       for (const input of Object.values(inputs)) {
