@@ -12,6 +12,13 @@ export const state = {
   // Job fields the user set (URL or control): the only ones sent to the core,
   // so presets and defaults fill the rest as they do for the CLI.
   touched: new Set(),
+  // "Your GPUs" (issue 23): the one GPU choice that drives the verdict, the
+  // GPU table's and matrix's colours, the chart's capacity line and the cluster
+  // planner. gpu: a catalog id ('' = none chosen yet); count: how many;
+  // customGb: a custom memory size as typed (used when gpu is 'custom').
+  // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
+  yourGpus: { gpu: '', count: 1, customGb: '' },
+  units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
   fitsGpu: '',         // GPU the "what fits" answers are for ('' = automatic)
   customGpuGib: '',
   lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
