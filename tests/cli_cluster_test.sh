@@ -3,20 +3,7 @@
 # usage: cli_cluster_test.sh path/to/vramcalc
 set -u
 cli=$1
-passed=0 failed=0
-
-expect() {  # expect NAME EXIT_CODE PATTERN -- args...
-    local name=$1 code=$2 pattern=$3; shift 4
-    local out rc
-    out=$("$cli" "$@" 2>&1); rc=$?
-    if [[ $rc -eq $code ]] && grep -qE -- "$pattern" <<<"$out"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $name (exit $rc, wanted $code; pattern '$pattern')"
-        echo "$out" | head -5
-    fi
-}
+source "$(dirname "$0")/cli_expect.sh"
 
 expect "list gpus" 0 "^gb200	GB200 \(NVL72\) 186GB	2500 TFLOPS BF16" -- --list-gpus
 expect "list fabrics" 0 "^eth-100	Ethernet 100 Gb/s" -- --list-gpus

@@ -3,20 +3,7 @@
 # usage: cli_test.sh path/to/vramcalc path/to/fixtures
 set -u
 cli=$1 fixtures=$2
-passed=0 failed=0
-
-expect() {  # expect NAME EXIT_CODE PATTERN -- args...
-    local name=$1 code=$2 pattern=$3; shift 4
-    local out rc
-    out=$("$cli" "$@" 2>&1); rc=$?
-    if [[ $rc -eq $code ]] && grep -qE -- "$pattern" <<<"$out"; then
-        passed=$((passed + 1))
-    else
-        failed=$((failed + 1))
-        echo "FAIL: $name (exit $rc, wanted $code; pattern '$pattern')"
-        echo "$out" | head -5
-    fi
-}
+source "$(dirname "$0")/cli_expect.sh"
 
 expect "default model table" 0 "Weights +16\.06 +8\.03 B params × 2 bytes \(BF16\)" --
 expect "training seed example" 0 "this job needs 9\.6 x that" -- --mode train
