@@ -149,15 +149,15 @@ class MixtralMoE(nn.Module):
         return out.reshape(b, s, h)
 
 
-class LlamaBlock(nn.Module):
-    """LlamaDecoderLayer (moe=False) or MixtralDecoderLayer (moe=True)."""
+class PreNormBlock(nn.Module):
+    """A pre-norm decoder layer in Hugging Face's op order: RMSNorm, attention, residual add,
+    RMSNorm, MLP (dense or MoE), residual add."""
 
-    def __init__(self, cfg, impl, moe=False):
+    def __init__(self, cfg, attn, mlp):
         super().__init__()
         h, eps = cfg["hidden_size"], cfg.get("rms_norm_eps", 1e-6)
         self.input_layernorm, self.post_attention_layernorm = RMSNorm(h, eps), RMSNorm(h, eps)
-        self.self_attn = LlamaAttention(cfg, impl)
-        self.mlp = MixtralMoE(cfg) if moe else SwiGLU(h, cfg["intermediate_size"])
+        self.self_attn, self.mlp = attn, mlp
 
     def forward(self, x, cos, sin, mask):
         with part("norm1"):
@@ -166,6 +166,14 @@ class LlamaBlock(nn.Module):
         with part("norm2"):
             m = self.post_attention_layernorm(x)
         return x + self.mlp(m)
+
+
+class LlamaBlock(PreNormBlock):
+    """LlamaDecoderLayer (moe=False) or MixtralDecoderLayer (moe=True)."""
+
+    def __init__(self, cfg, impl, moe=False):
+        super().__init__(cfg, LlamaAttention(cfg, impl),
+                         MixtralMoE(cfg) if moe else SwiGLU(cfg["hidden_size"], cfg["intermediate_size"]))
 
 
 # ---------------------------------------------------------------- DeepSeek-V3
@@ -276,23 +284,12 @@ class DeepseekMoE(nn.Module):
         return out + self.shared_experts(x)
 
 
-class DeepseekBlock(nn.Module):
+class DeepseekBlock(PreNormBlock):
     """DeepseekV3DecoderLayer; moe=False is one of the first_k_dense_replace dense layers."""
 
     def __init__(self, cfg, impl, moe=True):
-        super().__init__()
-        h, eps = cfg["hidden_size"], cfg.get("rms_norm_eps", 1e-6)
-        self.input_layernorm, self.post_attention_layernorm = RMSNorm(h, eps), RMSNorm(h, eps)
-        self.self_attn = MLA(cfg, impl)
-        self.mlp = DeepseekMoE(cfg) if moe else SwiGLU(h, cfg["intermediate_size"])
-
-    def forward(self, x, cos, sin, mask):
-        with part("norm1"):
-            a = self.input_layernorm(x)
-        x = x + self.self_attn(a, cos, sin, mask)
-        with part("norm2"):
-            m = self.post_attention_layernorm(x)
-        return x + self.mlp(m)
+        super().__init__(cfg, MLA(cfg, impl),
+                         DeepseekMoE(cfg) if moe else SwiGLU(cfg["hidden_size"], cfg["intermediate_size"]))
 
 
 # ---------------------------------------------------------------- factory
