@@ -6,17 +6,12 @@ tests/validation/measured.json, test_validation.cpp) and the cluster throughput 
 test_cluster_validation.cpp: the table, why each marked row misses, the sources). The doc test
 (tests/docs/check_readme.py) then checks every row's error against the core again.
 usage: scripts/validation_table.py build/tests/vramcalc_tests"""
-import json, os, re, subprocess, sys
+import os, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.join(here, "..")
-rows = json.load(open(os.path.join(root, "tests", "validation", "measured.json")))["rows"]
-out = subprocess.run([sys.argv[1], "-tc=measured training runs"], capture_output=True, text=True).stdout
-printed = {}
-for line in out.splitlines():
-    m = re.match(r"^(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+([+-]\d+\.\d+)%", line)
-    if m:
-        printed[m.group(1)] = (float(m.group(3)), float(m.group(4)))
+from table_rows import printed_errors, replace_between, root, rows_of
+
+rows = rows_of("measured.json")
+printed = printed_errors(sys.argv[1], "measured training runs")
 
 def unit_of(row):
     u = row["unit"]
@@ -61,23 +56,14 @@ for r in rows:
                  f"{sign}{abs(err):.2f} %{miss} |")
 lines.append("")
 lines.append(f"{within} of {len(rows)} rows are within 15 % (SMALL-HF-01 within its 5 %).")
-table = "\n".join(lines)
 doc_path = os.path.join(root, "docs", "validation.md")
-doc = open(doc_path, encoding="utf-8").read()
-start, end = "<!-- measured table -->\n", "<!-- end measured table -->"
-i, k = doc.index(start) + len(start), doc.index(end)
-open(doc_path, "w", encoding="utf-8").write(doc[:i] + table + "\n" + doc[k:])
+replace_between(doc_path, "<!-- measured table -->\n", "<!-- end measured table -->", lines)
 print(f"{len(rows)} rows, {within} within -> {doc_path}")
 
 
 # ---- cluster throughput (throughput.json) ----------------------------------------------------------------
-trows = json.load(open(os.path.join(root, "tests", "validation", "throughput.json")))["rows"]
-tout = subprocess.run([sys.argv[1], "-tc=published throughput", "-s"], capture_output=True, text=True).stdout
-tprinted = {}
-for line in tout.splitlines():
-    m = re.match(r"^(\S+)\s+\S+\s+(\S+)\s+(\S+)\s+([+-]\d+\.\d+)%", line)
-    if m:
-        tprinted[m.group(1)] = (float(m.group(3)), float(m.group(4)))
+trows = rows_of("throughput.json")
+tprinted = printed_errors(sys.argv[1], "published throughput", "-s")
 
 UNITS = {"tokens_per_s_per_gpu": ("tok/s/GPU", 1), "mfu": ("MFU", 1), "gpu_hours_per_trillion_tokens": ("K GPU-h per T tokens", 1e-3),
          "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1)}
@@ -113,8 +99,5 @@ for why in order:
 tl += ["", "Sources and settings:", ""]
 for r in trows:
     tl.append(f"- {r['id']}: {r['source']}" + (f". {r['note']}" if r.get("note") else ""))
-doc = open(doc_path, encoding="utf-8").read()
-start, end = "<!-- throughput table -->\n", "<!-- end throughput table -->"
-i, k = doc.index(start) + len(start), doc.index(end)
-open(doc_path, "w", encoding="utf-8").write(doc[:i] + "\n".join(tl) + "\n" + doc[k:])
+replace_between(doc_path, "<!-- throughput table -->\n", "<!-- end throughput table -->", tl)
 print(f"{len(trows)} throughput rows -> {doc_path}")
