@@ -33,6 +33,7 @@ export function coreApi(core, kept = null) {
   const asJob = (job) => readText(core, 'jobFromText', 'job', job);
   const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);
   let currentConfig = null;
+  let currentCatalog = null;
   let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
   let options = null;  // the core's options(), read once for estimatePair
   const use = (configText) => {
@@ -106,8 +107,32 @@ export function coreApi(core, kept = null) {
       use(configText);
       return JSON.parse(core.cluster(JSON.stringify(asJob(job)), JSON.stringify(asCluster(cluster))));
     },
+    // A chart against sequence length or batch around the job (core/api/chart.hpp): the points, the
+    // axes' ranges and marks, the current point and the capacity line, all from the core.
+    chart(configText, job, axis) {
+      use(configText);
+      return JSON.parse(core.chart(JSON.stringify(asJob(job)), axis));
+    },
+    // The catalog's forgiving search (core/api/catalog.hpp), best first; `catalog` is a models.json
+    // text, handed to the core again only when it changes (a replacement worker gets it on its first call).
+    searchModels(catalog, query) {
+      if (catalog !== currentCatalog) {
+        const used = JSON.parse(core.useCatalog(catalog));
+        if (!used.ok) return used;
+        currentCatalog = catalog;
+      }
+      // `exact`: the model an id, alias or Hub id names exactly (lookupModel), which the page selects.
+      const exact = JSON.parse(core.lookupModel(query));
+      return { ...JSON.parse(core.searchModels(query)), exact: exact.ok ? exact.id : null };
+    },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
+    },
+    // The catalog model an id, alias or Hub id names exactly, or the core's error "model: unknown model 'x';
+    // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.
+    lookupModel(catalog, id) {
+      const searched = this.searchModels(catalog, id);
+      return searched.ok ? JSON.parse(core.lookupModel(id)) : searched;
     },
     // Job fields given as text ([[name, text], ...]; source 'url', 'attribute' or 'flag'), read by the
     // core's one value parser: { ok, job } or an error naming the field (a field given twice names both spellings).

@@ -45,6 +45,8 @@ export function loadModels() {
   }
   return modelsPromise;
 }
+// The catalog model `id` names (an id, alias or Hub id), or the core's "unknown model 'x'; did you mean …".
+export const lookupModel = (catalog, id, opts) => core().call('lookupModel', [catalog, id], { field: 'model', ...opts });
 
 // A form, URL or attribute value as the core expects it: as typed. Text goes to the core, whose one
 // value parser (core/text/values.hpp, the CLI's too) reads each job field's text by the field's kind
@@ -71,6 +73,8 @@ export const sweep = (configText, job, axis, values, opts) => core().call('sweep
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
+export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
+export const searchModels = (catalog, query, opts) => core().call('searchModels', [catalog, query], { field: 'search', ...opts });
 export const ticks = (maxBytes, opts) => core().call('ticks', [maxBytes], { ...opts, field: 'internal' });
 // Checkpoint metadata (a safetensors header or index, or a GGUF header, as a
 // Uint8Array) for the config's model: the core's answer. It stays attached

@@ -1,6 +1,9 @@
 // <vram-calc> custom element: one script tag, then
 //   <vram-calc model="llama-3-8b" mode="train" batch="4"></vram-calc>
-// Any job field works as an attribute (kv-dtype or kv_dtype). Flags take
+// Any job field works as an attribute (kv-dtype or kv_dtype), and so do
+// theme="light|dark|auto" (light by default: a white blog stays white when the
+// reader's OS is dark; auto follows the OS), compact (the total and the verdict,
+// no breakdown) and calculator (the full calculator's page, for the link). Flags take
 // true/false, or a bare attribute for true; anything else is an error
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
@@ -14,12 +17,16 @@
 // and aria-busy, until the new ones arrive. Loaded from another origin, every
 // URL is resolved against this module's own (import.meta.url); when the core
 // cannot start there (CORS, the host's CSP or Trusted Types), the element says
-// why in plain words.
-import { loadCore, loadModels, estimate, fitSummary, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
+// why in plain words. Errors are the core's own text, led by the field's label
+// ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean".
+import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
 
 const base = new URL('./', import.meta.url);
+// The full calculator beside this file (the npm package ships none: scripts/pack_widget.sh sets null, and then the
+// link shows only for an element with a calculator="…" attribute).
+const calculatorPage = new URL('index.html', base).href;
 let defaults = {};
 let startError = null;
 try {
@@ -29,6 +36,10 @@ try {
 }
 const jobKeys = Object.keys(defaults);
 const attributeName = (key) => key.replaceAll('_', '-');
+// The catalog as the core's lookup reads it (ids, names and Hub ids), built once from models.json.
+let catalogText = null;
+const catalogOf = (models) => (catalogText ??= JSON.stringify({
+  ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }));
 
 // The shadow root's parts, built without markup strings.
 function build(root) {
@@ -43,11 +54,12 @@ function build(root) {
     bar: el('div', { class: 'bar', role: 'img' }),
     tbody: el('tbody'),
     fit: el('p', { class: 'fit' }),
+    ratio: el('p', { class: 'ratio' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
-  parts.result.append(parts.total, parts.bar, table, parts.fit);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -68,7 +80,7 @@ class VramCalc extends HTMLElement {
   #serial = 0;
 
   static get observedAttributes() {
-    return ['model', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
+    return ['model', 'calculator', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
   }
 
   constructor() {
@@ -126,8 +138,18 @@ class VramCalc extends HTMLElement {
     p.mode.textContent = '';
     p.total.replaceChildren();
     p.fit.textContent = '';
+    p.ratio.textContent = '';
     delete this.dataset.total;
     this.dataset.error = message;
+  }
+
+  // The catalog entry the model attribute names (an id, alias or Hub id), or the core's error.
+  async #model(models, id, signal) {
+    const exact = models.find((m) => m.id === id);
+    if (exact) return { model: exact };
+    const found = await lookupModel(catalogOf(models), id, { signal });
+    if (found.cancelled || !found.ok) return { error: found };
+    return { model: models.find((m) => m.id === found.id) };
   }
 
   async update() {
@@ -144,28 +166,32 @@ class VramCalc extends HTMLElement {
     // A catalog that cannot be read is this widget's error, not a blank box.
     const { models, error } = await loadModels().then((m) => ({ models: m }), (e) => ({ models: [], error: e }));
     if (mine !== this.#serial) return undefined;
-    const model = models.find((m) => m.id === id);
+    const found = error ? { error: { message: error.message } } : await this.#model(models, id, signal);
+    if (mine !== this.#serial || found.error?.cancelled) return undefined;
+    const { model } = found;
     const read = await jobFromText(this.fields(), 'attribute', { signal });
     if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
-    const result = error ? { ok: false, error: { message: error.message } }
-      : !read.ok ? read
-      : model ? await estimate(JSON.stringify(model.config), job, { signal })
-        : { ok: false, error: { message: `model: unknown model '${id}'; known: ${models.map((m) => m.id).join(', ')}` } };
+    const result = found.error ? { ok: false, error: found.error.error ?? found.error }
+      : !read.ok ? read : await estimate(JSON.stringify(model.config), job, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     p.name.textContent = model ? model.name : id;
-    p.link.href = await stateLink(new URL('index.html', base), new URLSearchParams({ model: id, ...job }));
+    const page = this.getAttribute('calculator') || calculatorPage;
+    p.link.hidden = !page;
+    if (page) p.link.href = await stateLink(new URL(page, document.baseURI), new URLSearchParams({ model: model?.id ?? id, ...job }));
     if (mine !== this.#serial) return undefined;
-    if (!result.ok) return this.#showError(result.error.message);
+    if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
     this.#busy(false);
     p.error.hidden = true;
     p.result.hidden = false;
     delete this.dataset.error;
     p.mode.textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
-    p.total.replaceChildren(result.total_text, el('small', {}, result.layout.gpus > 1 ? ` per GPU, ${result.layout.gpus} GPUs` : ' on one GPU'));
+    p.total.replaceChildren(result.total_text, el('small', {}, ` ${result.total_scope_text}`));
     renderBar(p.bar, result);
-    renderBreakdownRows(p.tbody, result, false);
-    p.fit.textContent = `${fitSummary(result)}; raw weights ${result.weights_reference_text}, this job ${result.ratio_text} that.`;
+    // A blog needs only the terms this job has (no "KV cache 0.00 GB" under training); the page lists them all.
+    renderBreakdownRows(p.tbody, { ...result, terms: result.terms.filter((t) => t.bytes > 0) }, false);
+    p.fit.textContent = result.verdict.text;  // the core's verdict: on the reader's gpu="…", or what the job needs
+    p.ratio.textContent = `Raw weights ${result.weights_reference_text}; this job needs ${result.ratio_text} that.`;
     this.dataset.total = result.total_text;
     this.dispatchEvent(new CustomEvent('vramcalc-update', { detail: result }));
     return undefined;

@@ -54,7 +54,7 @@ test('the Embed snippet escapes every value: the issue\'s payload stays an attri
   await host.waitForFunction(() => document.querySelector('vram-calc').dataset.error);
   const tags = await host.evaluate(() => [...document.querySelector('main').querySelectorAll('*')].map((e) => e.tagName.toLowerCase()));
   assert.deepEqual(tags, ['script', 'vram-calc', 'a', 'iframe', 'script']);
-  assert.match(await host.evaluate(() => document.querySelector('vram-calc').dataset.error), /^model: unknown model/);
+  assert.match(await host.evaluate(() => document.querySelector('vram-calc').dataset.error), /^Model: unknown model/);
   assert.equal(dialog, false);
   await host.close();
 });

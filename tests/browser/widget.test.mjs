@@ -35,7 +35,7 @@ test('three widgets on one page match the main page for the same inputs', async 
   assert.match(await widgetTotal(demo, 'qlora'),
     new RegExp(`^${await pageTotal('model=llama-3-8b&mode=qlora&seq=2048&checkpointing=full')}`));
   assert.match(await widgetTotal(demo, 'deepseek'), new RegExp(`^${await pageTotal('model=deepseek-v3&dtype=q4_k_m')}`));
-  assert.match(await demo.locator('#deepseek .fit').innerText(), /needs \d+ × /);
+  assert.match(await demo.locator('#deepseek .fit').innerText(), /^[\d.]+ [GT]B in all → \d+ × /);
   assert.deepEqual(demo.jsErrors, []);
   // served with the strict CSP header (and its own <meta>): nothing blocked
   assert.deepEqual(await cspViolations(demo), []);
@@ -53,10 +53,10 @@ test('widget styles are isolated and attributes update it live', async () => {
   assert.match(await widgetTotal(demo, 'train'), new RegExp(`^${await pageTotal('model=llama-3-8b&mode=train&batch=8')}`));
   await demo.evaluate(() => document.getElementById('qlora').setAttribute('batch', '-3'));
   await demo.waitForFunction(() => !document.querySelector('#qlora').shadowRoot.querySelector('.error').hidden);
-  assert.match(await demo.locator('#qlora .error').innerText(), /^job\.batch: must be between 1 and/);
+  assert.match(await demo.locator('#qlora .error').innerText(), /^Batch \(per GPU\): must be between 1 and/);
   await demo.evaluate(() => document.getElementById('deepseek').setAttribute('model', 'gpt-7'));
   await demo.waitForFunction(() => !document.querySelector('#deepseek').shadowRoot.querySelector('.error').hidden);
-  assert.match(await demo.locator('#deepseek .error').innerText(), /^model: unknown model 'gpt-7'/);
+  assert.match(await demo.locator('#deepseek .error').innerText(), /^Model: unknown model 'gpt-7'; did you mean [\w.-]+(, [\w.-]+)?( or [\w.-]+)?\?$/);
 });
 
 test('the page\'s iframe embed shows the compact calculator', async () => {
@@ -100,7 +100,7 @@ test('widget flags: true/false or a bare attribute; anything else is an error na
   for (const sloppy of ['yes', '1', 'on']) {
     await set('train', 'flash-attention', sloppy);
     await demo.waitForFunction(() => !!document.getElementById('train').dataset.error);
-    assert.match(await error('train'), new RegExp(`^job\\.flash_attention: must be true or false, got "${sloppy}"`));
+    assert.match(await error('train'), new RegExp(`^FlashAttention: must be true or false, got "${sloppy}"`));
     assert.equal(await total('train'), null);  // no number shown beside the error
     assert.equal(await demo.locator('#train .result').isVisible(), false);
   }
