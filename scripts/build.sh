@@ -16,3 +16,6 @@ build/vramcalc --list --json > web/models.json
 
 # Service worker: every precached file with its SHA-256, and a cache version derived from them.
 node scripts/make_sw.mjs web
+
+# The <vram-calc> widget as an npm package (packages/widget): build/vramcalc-widget-<version>.tgz.
+scripts/pack_widget.sh build >/dev/null
