@@ -148,8 +148,8 @@ class VramCalc extends HTMLElement {
     const exact = models.find((m) => m.id === id);
     if (exact) return { model: exact };
     const found = await lookupModel(catalogOf(models), id, { signal });
-    if (found.cancelled || !found.ok) return { error: found };
-    return { model: models.find((m) => m.id === found.id) };
+    if (found.cancelled) return { cancelled: true };
+    return found.ok ? { model: models.find((m) => m.id === found.id) } : { error: found.error };
   }
 
   async update() {
@@ -167,12 +167,12 @@ class VramCalc extends HTMLElement {
     const { models, error } = await loadModels().then((m) => ({ models: m }), (e) => ({ models: [], error: e }));
     if (mine !== this.#serial) return undefined;
     const found = error ? { error: { message: error.message } } : await this.#model(models, id, signal);
-    if (mine !== this.#serial || found.error?.cancelled) return undefined;
+    if (mine !== this.#serial || found.cancelled) return undefined;
     const { model } = found;
     const read = await jobFromText(this.fields(), 'attribute', { signal });
     if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
-    const result = found.error ? { ok: false, error: found.error.error ?? found.error }
+    const result = found.error ? { ok: false, error: found.error }
       : !read.ok ? read : await estimate(JSON.stringify(model.config), job, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     p.name.textContent = model ? model.name : id;
