@@ -8,6 +8,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,11 @@ test('the tarball: exports and files resolve, every file a shipped module asks f
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
   assert.equal(manifest.name, 'vramcalc-widget');
   for (const target of Object.values(manifest.exports)) assert.ok(existsSync(path.join(installed, target)), target);
+  // A blog's build resolves the package's name through its exports, as Node does.
+  const resolve = createRequire(path.join(installed, '..', '..', 'package.json')).resolve;
+  assert.equal(resolve('vramcalc-widget'), path.join(installed, 'widget.js'));
+  assert.equal(resolve('vramcalc-widget/widget.js'), path.join(installed, 'widget.js'));
+  assert.throws(() => resolve('vramcalc-widget/core-client.js'), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
   const shipped = new Set(readdirSync(installed));
   assert.deepEqual([...shipped].sort(), [...manifest.files, 'package.json', 'README.md'].sort());
   // Static imports, dynamic imports, importScripts and new URL('…', base) in the shipped scripts name shipped files.
