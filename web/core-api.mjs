@@ -33,6 +33,7 @@ export function coreApi(core, kept = null) {
   const asJob = (job) => readText(core, 'jobFromText', 'job', job);
   const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);
   let currentConfig = null;
+  let currentCatalog = null;
   let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
   let options = null;  // the core's options(), read once for estimatePair
   const use = (configText) => {
@@ -105,6 +106,24 @@ export function coreApi(core, kept = null) {
     cluster(configText, job, cluster) {
       use(configText);
       return JSON.parse(core.cluster(JSON.stringify(asJob(job)), JSON.stringify(asCluster(cluster))));
+    },
+    // A chart against sequence length or batch around the job (core/api/chart.hpp): the points, the
+    // axes' ranges and marks, the current point and the capacity line, all from the core.
+    chart(configText, job, axis) {
+      use(configText);
+      return JSON.parse(core.chart(JSON.stringify(asJob(job)), axis));
+    },
+    // The catalog's forgiving search (core/api/catalog.hpp), best first; `catalog` is a models.json
+    // text, handed to the core again only when it changes (a replacement worker gets it on its first call).
+    searchModels(catalog, query) {
+      if (catalog !== currentCatalog) {
+        const used = JSON.parse(core.useCatalog(catalog));
+        if (!used.ok) return used;
+        currentCatalog = catalog;
+      }
+      // `exact`: the model an id, alias or Hub id names exactly (lookupModel), which the page selects.
+      const exact = JSON.parse(core.lookupModel(query));
+      return { ...JSON.parse(core.searchModels(query)), exact: exact.ok ? exact.id : null };
     },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));

@@ -71,6 +71,8 @@ export const sweep = (configText, job, axis, values, opts) => core().call('sweep
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
+export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
+export const searchModels = (catalog, query, opts) => core().call('searchModels', [catalog, query], { field: 'search', ...opts });
 export const ticks = (maxBytes, opts) => core().call('ticks', [maxBytes], { ...opts, field: 'internal' });
 // Checkpoint metadata (a safetensors header or index, or a GGUF header, as a
 // Uint8Array) for the config's model: the core's answer. It stays attached
