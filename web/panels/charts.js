@@ -95,9 +95,17 @@ export function drawChart(box, c) {
     root.append(svg('line', { class: 'grid', x1: LEFT, x2: W - RIGHT, y1: y(t.bytes), y2: y(t.bytes) }));
     root.append(svg('text', { class: 'tick', x: LEFT - 6, y: y(t.bytes) + 4, 'text-anchor': 'end' }, t.text));
   }
+  // The core's x marks; at the plot's edges a label ends inside it (the first clears the y axis's
+  // marks), and one that would crowd the label before it is left out on a narrow chart.
+  let lastRight = -Infinity;
   c.x.ticks.forEach((t, i) => {
-    const anchor = i === c.x.ticks.length - 1 && x(t.value) > W - RIGHT - 16 ? 'end' : 'middle';
-    root.append(svg('text', { class: 'tick', x: x(t.value), y: H - BOTTOM + 16, 'text-anchor': anchor }, t.text));
+    const at = x(t.value), w = textWidth(t.text);
+    const anchor = at - w / 2 < LEFT - 4 ? 'start' : at + w / 2 > W - RIGHT ? 'end' : 'middle';
+    const left = anchor === 'start' ? at : anchor === 'end' ? at - w : at - w / 2;
+    if (left < lastRight + 4 && i !== c.x.ticks.length - 1) return;
+    root.append(svg('line', { class: 'grid x', x1: at, x2: at, y1: H - BOTTOM, y2: H - BOTTOM + 4 }));
+    root.append(svg('text', { class: 'tick', x: at, y: H - BOTTOM + 16, 'text-anchor': anchor }, t.text));
+    lastRight = left + w;
   });
   const items = [];
   // Stacked areas, bottom term first, on a linear axis of totals (a log axis shows the total alone:
