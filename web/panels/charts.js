@@ -135,8 +135,11 @@ export function drawChart(box, c) {
   // does not cover another (the capacity label goes below its line, or to the other side, when taken).
   const taken = [];
   const place = (cls, candidates, text) => {
-    const pick = candidates.find(([cx, cy, anchor]) => cy > TOP + 8 && cy < H - BOTTOM - 2 &&
-      !taken.some((b) => overlaps(b, boxAt(cx, cy, text, anchor)))) ?? candidates[0];
+    const fits = ([px, py, anchor]) => {
+      const b = boxAt(px, py, text, anchor);
+      return py > TOP + 8 && py < H - BOTTOM - 2 && b.x1 >= 0 && b.x2 <= W && !taken.some((t) => overlaps(t, b));
+    };
+    const pick = candidates.find(fits) ?? candidates[0];
     taken.push(boxAt(pick[0], pick[1], text, pick[2]));
     root.append(svg('text', { class: cls, x: pick[0], y: pick[1], 'text-anchor': pick[2] }, text));
   };
@@ -147,7 +150,9 @@ export function drawChart(box, c) {
   root.append(mark);
   const side = cx > LEFT + plotW / 2 ? 'end' : 'start';
   const dx = side === 'end' ? -8 : 8;
-  place('current-label', [[cx + dx, cy - 10, side], [cx + dx, cy + 18, side], [cx - dx, cy - 10, side === 'end' ? 'start' : 'end']], c.current.label);
+  const other = side === 'end' ? 'start' : 'end';
+  place('current-label', [[cx + dx, cy - 10, side], [cx + dx, cy + 18, side], [cx - dx, cy - 10, other], [cx - dx, cy + 18, other]],
+    c.current.label);
   if (c.capacity) {
     const capY = y(c.capacity.bytes);
     root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: capY, y2: capY }));
