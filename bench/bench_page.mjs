@@ -4,9 +4,15 @@
 //   - cold load to first result on localhost (fresh browser profile);
 //   - input to its new total painted over 50 rapid changes with the charts on (p50, p95),
 //     and the input handler's own time on the main thread;
-//   - the whole page's size, gzip.
+//   - the whole page's size, gzip;
+//   - issue 23's speed figures on a throttled profile (CDP: 4× CPU slowdown on the page, 1.6 Mbps down /
+//     750 kbps up / 150 ms RTT, files served gzip as a host would): "first number painted" (the total on
+//     screen, baked into index.html or drawn by the core) and "first core number" (the core's first
+//     result), cold; a repeat visit answered by the service worker; the machine's load around each.
 // usage: node bench/bench_page.mjs   (needs the wasm build in web/ and Chromium)
+//        BENCH_RUNS=n (default 5) runs per throttled figure; VRAMCALC_BENCH_THROTTLED_ONLY=1 skips the rest.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { loadVramcalc, repo } from '../tests/wasm/load_wasm.mjs';
@@ -63,9 +69,11 @@ async function wasmFigures() {
   }
   return { sweepRows, sweepParse };
 }
-const wasm = process.env.VRAMCALC_BENCH_PAGE_ONLY ? null : await wasmFigures();
+const throttledOnly = Boolean(process.env.VRAMCALC_BENCH_THROTTLED_ONLY);
+const wasm = process.env.VRAMCALC_BENCH_PAGE_ONLY || throttledOnly ? null : await wasmFigures();
 
 // ---------------------------------------------------------------- browser
+async function browserFigures() {
 const server = await startServer(web);
 const cold = [];
 for (let i = 0; i < 5; i++) {
@@ -79,7 +87,7 @@ for (let i = 0; i < 5; i++) {
 
 const context = await launchBrowser();
 const page = await context.newPage();
-await page.goto(`${server.url}index.html?model=llama-3-8b&mode=train&line=h100`);
+await page.goto(`${server.url}index.html?model=llama-3-8b&mode=train`);
 await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
 const paint = await page.evaluate(async () => {
   // Input to the frame that shows its new total: the total is watched (a MutationObserver),
@@ -115,6 +123,99 @@ const paint = await page.evaluate(async () => {
 });
 await context.close();
 await server.close();
+return { cold, paint };
+}
+
+
+// ---------------------------------------------------------------- issue 23: the throttled profile
+// Files served gzip-compressed (as static hosts and CDNs do), the page's CSP on HTML.
+const mime = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.webmanifest': 'application/manifest+json',
+  '.png': 'image/png' };
+const gzipped = new Map();
+function gzipServer() {
+  return startServer(web, {
+    override(pathname) {
+      const file = path.join(web, pathname.endsWith('/') ? `${pathname}index.html` : decodeURIComponent(pathname));
+      if (!file.startsWith(web) || !existsSync(file)) return undefined;
+      if (!gzipped.has(file)) gzipped.set(file, gzipSync(readFileSync(file), { level: 9 }));
+      const type = mime[path.extname(file)] ?? 'application/octet-stream';
+      const headers = { 'content-encoding': 'gzip', vary: 'accept-encoding' };
+      if (type === 'text/html') headers['content-security-policy'] = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'self'";
+      return { status: 200, type, body: gzipped.get(file), headers };
+    },
+  });
+}
+// Lighthouse's mobile profile ("slow 4G"): 150 ms RTT, 1.6 Mbps down, 750 kbps up, 4× CPU.
+const PROFILE = { latency: 150, downloadThroughput: (1.6e6 / 8), uploadThroughput: (750e3 / 8), cpu: 4 };
+// Before any page script: when a number first shows in #total (parsed from the HTML or written by the
+// page), the next frame's paint is taken as its time; `from`: 'html' when it came with the HTML (baked).
+function watchFirstNumber() {
+  window.__firstNumber = null;
+  const seen = () => /\d/.test(document.getElementById('total')?.textContent ?? '');
+  const observer = new MutationObserver(() => {
+    if (!seen()) return;
+    observer.disconnect();
+    const from = document.readyState === 'loading' ? 'html' : 'page';  // parsed from the HTML, or written by a script
+    requestAnimationFrame(() => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => { window.__firstNumber = { t: performance.now(), from }; };
+      ch.port2.postMessage(0);
+    });
+  });
+  observer.observe(document, { subtree: true, childList: true, characterData: true });
+}
+async function visit(context, url, throttle) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  if (throttle) {
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: PROFILE.latency,
+      downloadThroughput: PROFILE.downloadThroughput, uploadThroughput: PROFILE.uploadThroughput });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PROFILE.cpu });
+  }
+  await page.addInitScript(watchFirstNumber);
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 60000 });
+  await page.waitForFunction(() => window.__firstNumber, null, { timeout: 60000 });
+  const figures = await page.evaluate(() => ({
+    number: window.__firstNumber.t, from: window.__firstNumber.from,
+    core: performance.getEntriesByName('vramcalc:first-result')[0].startTime,
+    fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
+    controlled: Boolean(navigator.serviceWorker?.controller),
+  }));
+  return { page, figures };
+}
+async function throttledFigures(runs) {
+  const server = await gzipServer();
+  const rows = { cold: [], repeat: [], repeatFast: [] };
+  const load = [];
+  for (let i = 0; i < runs; i++) {
+    load.push(os.loadavg()[0]);
+    const context = await launchBrowser();  // fresh profile: no HTTP cache, no service worker
+    const first = await visit(context, `${server.url}index.html`, true);
+    rows.cold.push(first.figures);
+    // The service worker takes over once installed (every file of the build precached and verified).
+    await first.page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+    });
+    await first.page.close();
+    const again = await visit(context, `${server.url}index.html`, true);
+    rows.repeat.push(again.figures);
+    await again.page.close();
+    const fast = await visit(context, `${server.url}index.html`, false);
+    rows.repeatFast.push(fast.figures);
+    await fast.page.close();
+    await context.close();
+  }
+  load.push(os.loadavg()[0]);
+  await server.close();
+  return { rows, load };
+}
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const throttled = await throttledFigures(runs);
+const browser = throttledOnly ? null : await browserFigures();
 
 // ---------------------------------------------------------------- size
 const pageFiles = ['index.html', 'style.css', 'parts.css', 'app.js', 'state.js', 'embed.js', 'render.js', 'vramcalc-client.js',
@@ -136,9 +237,23 @@ if (wasm) {
   }
   console.log(`  as the chart receives it (coreApi.sweep: header parsed, 256 point objects): ${fmt(wasm.sweepParse / 1000, 3)} ms`);
 }
+if (browser) {
+const { cold, paint } = browser;
 console.log(`cold load to first result (fresh profile, localhost), 5 runs: median ${fmt(pct(cold, 50), 0)} ms, max ${fmt(Math.max(...cold), 0)} ms`);
 console.log(`input to its new total painted, 50 rapid batch changes, charts on (${paint.charts} areas): ` +
   `p50 ${fmt(pct(paint.toPaint, 50), 1)} ms, p95 ${fmt(pct(paint.toPaint, 95), 1)} ms (wall clock, with the wait for the next 60 Hz frame); ` +
   `the input's handler on the main thread p50 ${fmt(pct(paint.sync, 50), 2)} ms, p95 ${fmt(pct(paint.sync, 95), 2)} ms`);
+}
+const med = (rows, key) => fmt(pct(rows.map((r) => r[key]), 50), 0);
+const spread = (rows, key) => `${fmt(Math.min(...rows.map((r) => r[key])), 0)}–${fmt(Math.max(...rows.map((r) => r[key])), 0)}`;
+const { rows, load } = throttled;
+console.log(`throttled profile (CDP: ${PROFILE.cpu}× CPU, 1.6 Mbps / 150 ms RTT, gzip), ${runs} runs, load average ${load.map((l) => fmt(l, 1)).join(' → ')} on ${os.cpus().length} CPUs:`);
+for (const [name, list] of [['cold visit', rows.cold], ['repeat visit, service worker, throttled', rows.repeat],
+  ['repeat visit, service worker, unthrottled', rows.repeatFast]]) {
+  console.log(`  ${name}: first number painted median ${med(list, 'number')} ms (${spread(list, 'number')}; ` +
+    `${list.filter((r) => r.from === 'html').length}/${list.length} from the HTML), first core number median ${med(list, 'core')} ms ` +
+    `(${spread(list, 'core')}), first contentful paint median ${med(list.filter((r) => r.fcp !== null), 'fcp')} ms; ` +
+    `controlled by the service worker: ${list.filter((r) => r.controlled).length}/${list.length}`);
+}
 console.log(`page: ${pageFiles.length} files, ${fmt(whole.raw / 1024, 1)} KiB raw, ${fmt(whole.gzip / 1024, 1)} KiB gzip; ` +
   `widget: ${fmt(widget.raw / 1024, 1)} KiB raw, ${fmt(widget.gzip / 1024, 1)} KiB gzip`);

@@ -47,10 +47,6 @@ if (embedded) {
   document.querySelector('main.layout').prepend(document.getElementById('results'));
 }
 
-for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none', name: 'None' }, ...gpuCatalog]) {
-  $('line-gpu').append(new Option(g.capacity_text ? `${g.name} · ${g.capacity_text}` : g.name, g.id));
-}
-
 let clusterPanel = null;  // the cluster panel, once its module has loaded (below)
 const context = { options, defaults, models, fieldIds, embedded, clusterPanel: () => clusterPanel };
 initUrl(context);
@@ -80,7 +76,6 @@ for (const type of ['input', 'change']) {
     update({ push });
   });
 }
-$('line-gpu').addEventListener('change', () => { state.lineGpu = $('line-gpu').value; update({ push: true }); });
 initFits((id) => { state.fitsGpu = id; update({ push: true }); });
 $('compare-add').addEventListener('click', () => {
   const q = stateQuery(readJob());

@@ -10,7 +10,7 @@
 //   and the cluster planner follow, one per task, only for the latest input.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { estimate, estimatePair, sweep, matrix, solve, ticks, cluster as clusterPlan, jobValue, modeTitle,
+import { estimate, estimatePair, chart, matrix, solve, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf } from './state.js';
@@ -18,7 +18,7 @@ import { readJob, showEffective, showModeFields, showFieldError, clearFieldError
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
-import { axisValues, drawStacked, drawTimeline } from './panels/charts.js';
+import { chartJob, drawChart, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
 import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
 import { markScrollable } from './render.js';
@@ -97,19 +97,6 @@ function fail({ field, message }, keepResult) {
 
 // ---------------------------------------------------------------- the deferred panels
 
-function chartLines(result) {
-  const lines = [];
-  // The custom GPU is the core's fit row "custom" (job.device_gib).
-  const custom = result.fits.find((f) => f.id === 'custom');
-  if (custom) lines.push({ name: 'Your GPU', label: `Your GPU · ${custom.capacity_text}`, bytes: custom.capacity_bytes });
-  if (state.lineGpu === 'none') return lines;
-  const catalog = result.fits.filter((f) => f.id !== 'custom');
-  const pick = state.lineGpu ? catalog.find((f) => f.id === state.lineGpu)
-    : catalog.find((f) => f.fits_as_configured) ?? catalog[catalog.length - 1];
-  if (pick) lines.push({ name: pick.name, label: `${pick.name} · ${pick.capacity_text}`, bytes: pick.capacity_bytes });
-  return lines;
-}
-
 // Core answers for the deferred panels, kept while their inputs are the same
 // (a chart line or another panel's change does not ask the core again).
 // A superseded (cancelled) answer is never kept.
@@ -125,17 +112,11 @@ async function remembered(kind, config, args, ask) {
   return answer;
 }
 
-async function renderChart(text, job, result, axis, signal) {
-  const [box, label] = axis === 'seq' ? [$('chart-seq'), 'sequence length'] : [$('chart-batch'), 'batch'];
-  const values = axisValues(axis, result.job[axis]);
-  const answer = await remembered(`sweep-${axis}`, text, [job, values], () => sweep(text, job, axis, values, { signal }));
-  if (answer.cancelled) return;
-  if (!answer.ok) { box.replaceChildren(); return; }
-  const lines = chartLines(result);
-  const marks = await ticks(Math.max(...answer.points.map((p) => p.total_bytes), ...lines.map((l) => l.bytes)), { signal });
-  if (marks.cancelled) return;
-  if (!marks.ok) { box.replaceChildren(); return; }
-  drawStacked(box, { sweepAnswer: answer, ticks: marks.ticks, lines, current: result.job[axis], axisLabel: label });
+// One core call per chart: its range, axes, point labels and the user's GPU's line (charts.js).
+async function renderChart(text, job, axis, signal) {
+  const ask = chartJob(job);
+  const answer = await remembered(`chart-${axis}`, text, ask, () => chart(text, ask, axis, { signal }));
+  if (!answer.cancelled) drawChart($(axis === 'seq' ? 'chart-seq' : 'chart-batch'), answer);
 }
 
 async function renderFitsPanel(text, job, result, signal) {
@@ -223,8 +204,8 @@ export function clusterPanelLoaded() {
 let lastGood = null;
 function secondaryTasks({ text, job, result }) {
   return [
-    (signal) => renderChart(text, job, result, 'seq', signal),
-    (signal) => renderChart(text, job, result, 'batch', signal),
+    (signal) => renderChart(text, job, 'seq', signal),
+    (signal) => renderChart(text, job, 'batch', signal),
     () => renderTimeline(result),
     (signal) => renderFitsPanel(text, job, result, signal),
     (signal) => renderComparisons(text, job, result, signal),

@@ -68,7 +68,6 @@ export async function applyQuery(q) {
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();
-  $('line-gpu').value = state.lineGpu;
   state.fitsGpu = q.get('fit') ?? '';
   state.compare = q.getAll('cmp').slice(0, 4);
   showSource();

@@ -1,10 +1,12 @@
-// Charts in SVG: memory per GPU vs sequence length and vs batch, stacked by
-// term, each curve from ONE core call (sweep), with horizontal lines at the
-// chosen GPUs' capacities; and the training step timeline when the core
-// gives one. Only drawing arithmetic happens here (positions on screen).
+// Charts in SVG: memory per GPU vs sequence length and vs batch around the job,
+// stacked by term, each from ONE core call (chart): the core picks the range
+// (capped at the model's context), the y-axis (linear, capped or log) and its
+// marks, and the capacity line of the user's GPU; and the training step
+// timeline when the core gives one. Only screen positions are computed here.
 import { svg } from '../render.js';
+import { state } from '../state.js';
 
-const H = 260, LEFT = 56, RIGHT = 12, TOP = 12, BOTTOM = 40;
+const H = 290, LEFT = 60, RIGHT = 12, TOP = 30, BOTTOM = 40;
 // Drawn at the box's own width, so text keeps its size on a phone. Widths
 // come from a ResizeObserver (reading clientWidth while drawing would force
 // a layout of the whole page on every input), and a change redraws.
@@ -29,79 +31,146 @@ function remember(box, redraw) {
   redraws.set(box, redraw);
 }
 
-// The values each chart sweeps: powers of two around the job's own value.
-export function axisValues(axis, current) {
-  const [from, to] = axis === 'seq' ? [128, Math.max(131072, current)] : [1, Math.max(128, current)];
-  const values = new Set([current]);
-  for (let v = from; v <= to; v *= 2) values.add(v);
-  return [...values].filter((v) => Number.isSafeInteger(v) && v >= 1).sort((a, b) => a - b);
+// The job a chart asks about: the job as the cards show it, with the user's GPUs (state.yourGpus,
+// the one GPU control) so the core draws that GPU's capacity line, in the page's units.
+export function chartJob(job) {
+  const { gpu, customGb } = state.yourGpus;
+  const mine = gpu === 'custom' ? (customGb !== '' ? { device_gb: customGb } : {}) : gpu ? { gpu } : {};
+  return { ...job, ...mine, units: state.units };
 }
 
-const shortNumber = (v) => (v >= 1024 && v % 1024 === 0 ? `${v / 1024}k` : String(v));
+// Approximate width of a label in the 11 px sans-serif the charts use (for placement only).
+const textWidth = (text) => String(text).length * 6.2 + 6;
+const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
+const boxAt = (x, y, text, anchor) => {
+  const w = textWidth(text);
+  const x1 = anchor === 'end' ? x - w : anchor === 'middle' ? x - w / 2 : x;
+  return { x1, x2: x1 + w, y1: y - 12, y2: y + 3 };
+};
 
-// args: sweepAnswer (the core's sweep), ticks (the core's axis marks), lines
-// ([{label, bytes}] capacities), current (the job's own value), axisLabel.
-export function drawStacked(box, args) {
-  remember(box, () => drawStacked(box, args));
-  const { sweepAnswer, ticks, lines, current, axisLabel } = args;
+// A legend under the chart: one swatch per term drawn, the total line, the capacity line, the job's point.
+function legend(items) {
+  const list = document.createElement('ul');
+  list.className = 'chart-legend';
+  for (const { key, label } of items) {
+    const li = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = `swatch ${key}`;
+    swatch.setAttribute('aria-hidden', 'true');
+    li.append(swatch, label);
+    list.append(li);
+  }
+  return list;
+}
+
+// The core's chart (chart(job, axis), core/api/chart.hpp): points, both axes' ranges and marks,
+// the job's point with its label, the capacity line. Only screen positions are computed here.
+export function drawChart(box, c) {
+  if (!c || c.ok !== true) {
+    const p = document.createElement('p');
+    p.className = 'chart-error';
+    p.textContent = c?.error?.text ?? c?.error?.message ?? 'no chart for this job';
+    box.replaceChildren(p);
+    return;
+  }
+  remember(box, () => drawChart(box, c));
   const W = widthOf(box);
-  const points = sweepAnswer.points;
-  const top = ticks[ticks.length - 1].bytes;
-  const lx = (v) => Math.log2(v);
-  const [x0, x1] = [lx(points[0].value), lx(points[points.length - 1].value)];
-  const x = (v) => LEFT + (x1 === x0 ? 0.5 : (lx(v) - x0) / (x1 - x0)) * (W - LEFT - RIGHT);
-  const y = (b) => TOP + (1 - Math.min(b, top) / top) * (H - TOP - BOTTOM);
-  const first = points[0], last = points[points.length - 1];
+  const points = c.points;
+  const log = c.y.scale === 'log';
+  const [lo, hi] = [c.y.min_bytes, c.y.max_bytes];
+  const plotH = H - TOP - BOTTOM, plotW = W - LEFT - RIGHT;
+  const x0 = Math.log2(points[0].value), x1 = Math.log2(points[points.length - 1].value);
+  const x = (v) => LEFT + (x1 === x0 ? 0.5 : (Math.log2(v) - x0) / (x1 - x0)) * plotW;
+  const ly = (b) => Math.log10(Math.max(b, lo || 1));
+  const y = log
+    ? (b) => TOP + (1 - (ly(Math.min(b, hi)) - ly(lo)) / (ly(hi) - ly(lo))) * plotH
+    : (b) => TOP + (1 - (Math.min(Math.max(b, lo), hi) - lo) / (hi - lo)) * plotH;
+  const current = points.find((p) => p.current) ?? points[0];
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', class: 'stacked',
-    'aria-label': `Memory per GPU vs ${axisLabel}: ${first.total_text} at ${first.value}, ${last.total_text} at ${last.value}` });
-  root.append(svg('title', {}, `Memory per GPU vs ${axisLabel}`));
-  for (const t of ticks) {
+    'aria-label': `${c.y_label} vs ${c.x_label}: ${points[0].plotted_text} at ${points[0].value_text}, ` +
+      `${c.current.label}, ${points[points.length - 1].plotted_text} at ${points[points.length - 1].value_text}` +
+      `${c.capacity ? `; ${c.capacity.label}` : ''}` });
+  root.append(svg('title', {}, `${c.y_label} vs ${c.x_label}`));
+  for (const t of c.y.ticks) {
     root.append(svg('line', { class: 'grid', x1: LEFT, x2: W - RIGHT, y1: y(t.bytes), y2: y(t.bytes) }));
     root.append(svg('text', { class: 'tick', x: LEFT - 6, y: y(t.bytes) + 4, 'text-anchor': 'end' }, t.text));
   }
-  // Stacked areas, bottom term first.
-  const lower = points.map(() => 0);
-  sweepAnswer.terms.forEach((term, ti) => {
-    if (points.every((p) => p.bytes[ti] <= 0)) return;
-    const upper = points.map((p, i) => lower[i] + p.bytes[ti]);
-    const path = [...points.map((p, i) => `${x(p.value)},${y(upper[i])}`),
-      ...points.map((p, i) => `${x(p.value)},${y(lower[i])}`).reverse()].join(' ');
-    const area = svg('polygon', { class: `area ${term.key}`, points: path, 'data-term': term.key });
-    area.append(svg('title', {}, term.label));
-    root.append(area);
-    upper.forEach((u, i) => { lower[i] = u; });
+  // The core's x marks; at the plot's edges a label ends inside it (the first clears the y axis's
+  // marks), and one that would crowd the label before it is left out on a narrow chart.
+  let lastRight = -Infinity;
+  c.x.ticks.forEach((t, i) => {
+    const at = x(t.value), w = textWidth(t.text);
+    const anchor = at - w / 2 < LEFT - 4 ? 'start' : at + w / 2 > W - RIGHT ? 'end' : 'middle';
+    const left = anchor === 'start' ? at : anchor === 'end' ? at - w : at - w / 2;
+    if (left < lastRight + 4 && i !== c.x.ticks.length - 1) return;
+    root.append(svg('line', { class: 'grid x', x1: at, x2: at, y1: H - BOTTOM, y2: H - BOTTOM + 4 }));
+    root.append(svg('text', { class: 'tick', x: at, y: H - BOTTOM + 16, 'text-anchor': anchor }, t.text));
+    lastRight = left + w;
   });
-  // The job's own value, and a hover title per point with the total.
-  root.append(svg('line', { class: 'current', x1: x(current), x2: x(current), y1: TOP, y2: H - BOTTOM }));
-  const step = Math.ceil(points.length / Math.max(3, Math.floor((W - LEFT) / 48)));
-  let labelled = Infinity;  // x of the last tick label drawn (labels go from the right end leftwards)
-  for (let i = points.length - 1; i >= 0; i--) {
-    const p = points[i];
-    const dot = svg('circle', { class: 'dot', cx: x(p.value), cy: y(p.total_bytes), r: 3 });
-    dot.append(svg('title', {}, `${axisLabel} ${p.value}: ${p.total_text}`));
-    root.append(dot);
-    // Every step-th point from the last, and never within 44 px of its right neighbour (the job's own
-    // value sits between the powers of two); the last ends at the plot's edge instead of past it.
-    const last = i === points.length - 1;
-    if ((points.length - 1 - i) % step === 0 && labelled - x(p.value) >= 44) {
-      const anchor = last ? 'end' : i === 0 ? 'start' : 'middle';  // the first clears the y axis's "0 GB"
-      root.append(svg('text', { class: 'tick', x: x(p.value), y: H - BOTTOM + 16, 'text-anchor': anchor },
-        shortNumber(p.value)));
-      labelled = x(p.value);
-    }
+  const items = [];
+  // Stacked areas, bottom term first, on a linear axis of totals (a log axis shows the total alone:
+  // stacked bands on a log scale would misstate each term's share).
+  if (!log && c.plotted === 'total') {
+    const lower = points.map(() => 0);
+    c.terms.forEach((term, ti) => {
+      if (points.every((p) => p.bytes[ti] <= 0)) return;
+      const upper = points.map((p, i) => lower[i] + p.bytes[ti]);
+      const path = [...points.map((p, i) => `${x(p.value)},${y(upper[i])}`),
+        ...points.map((p, i) => `${x(p.value)},${y(lower[i])}`).reverse()].join(' ');
+      const area = svg('polygon', { class: `area ${term.key}`, points: path, 'data-term': term.key });
+      area.append(svg('title', {}, term.label));
+      root.append(area);
+      items.push({ key: term.key, label: term.label });
+      upper.forEach((u, i) => { lower[i] = u; });
+    });
   }
-  // A narrow chart names the GPU only (its capacity is the line's height), so the label stays inside the plot.
-  // Two lines closer than a label's height: the lower one's label goes under its line.
-  const narrow = W < 560;
-  const ys = lines.map((line) => y(line.bytes));
-  lines.forEach((line, i) => {
-    const crowded = ys.some((other, k) => k !== i && Math.abs(other - ys[i]) < 14 && (other < ys[i] || (other === ys[i] && k < i)));
-    root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: ys[i], y2: ys[i] }));
-    root.append(svg('text', { class: 'capacity-label', x: W - RIGHT - 4, y: crowded ? ys[i] + 12 : ys[i] - 4, 'text-anchor': 'end' },
-      narrow ? line.name ?? line.label : line.label));
-  });
-  root.append(svg('text', { class: 'axis-label', x: LEFT + (W - LEFT - RIGHT) / 2, y: H - 6, 'text-anchor': 'middle' }, axisLabel));
-  box.replaceChildren(root);
+  root.append(svg('polyline', { class: 'total', points: points.map((p) => `${x(p.value)},${y(p.plotted_bytes)}`).join(' ') }));
+  items.push({ key: 'total', label: c.plotted === 'total' ? 'Total per GPU' : c.y_label });
+  for (const p of points) {
+    const dot = svg('circle', { class: `dot${p.clipped ? ' clipped' : ''}`, cx: x(p.value), cy: y(p.plotted_bytes), r: 2.5 });
+    dot.append(svg('title', {}, `${p.value_text}: ${p.plotted_text}`));
+    root.append(dot);
+  }
+  // Labels drawn without hover: the job's point, both ends, the capacity line; each placed where it
+  // does not cover another (the capacity label goes below its line, or to the other side, when taken).
+  const taken = [];
+  const place = (cls, candidates, text) => {
+    const fits = ([px, py, anchor]) => {
+      const b = boxAt(px, py, text, anchor);
+      return py > TOP + 8 && py < H - BOTTOM - 2 && b.x1 >= 0 && b.x2 <= W && !taken.some((t) => overlaps(t, b));
+    };
+    const pick = candidates.find(fits) ?? candidates[0];
+    taken.push(boxAt(pick[0], pick[1], text, pick[2]));
+    root.append(svg('text', { class: cls, x: pick[0], y: pick[1], 'text-anchor': pick[2] }, text));
+  };
+  const cx = x(current.value), cy = y(current.plotted_bytes);
+  root.append(svg('line', { class: 'current', x1: cx, x2: cx, y1: TOP, y2: H - BOTTOM }));
+  const mark = svg('circle', { class: 'current-point', cx, cy, r: 5 });
+  mark.append(svg('title', {}, c.current.label));
+  root.append(mark);
+  const side = cx > LEFT + plotW / 2 ? 'end' : 'start';
+  const dx = side === 'end' ? -8 : 8;
+  const other = side === 'end' ? 'start' : 'end';
+  place('current-label', [[cx + dx, cy - 10, side], [cx + dx, cy + 18, side], [cx - dx, cy - 10, other], [cx - dx, cy + 18, other]],
+    c.current.label);
+  if (c.capacity) {
+    const capY = y(c.capacity.bytes);
+    root.append(svg('line', { class: 'capacity', x1: LEFT, x2: W - RIGHT, y1: capY, y2: capY }));
+    place('capacity-label', [[W - RIGHT - 4, capY - 5, 'end'], [LEFT + 4, capY - 5, 'start'], [W - RIGHT - 4, capY + 14, 'end'],
+      [LEFT + 4, capY + 14, 'start']], c.capacity.label);
+    items.push({ key: 'capacity', label: c.capacity.label });
+  }
+  const first = points[0], last = points[points.length - 1];
+  for (const [p, anchor, shift] of [[first, 'start', 4], [last, 'end', -4]]) {
+    if (p === current) continue;
+    const px = x(p.value) + shift, py = y(p.plotted_bytes);
+    place('end-label', [[px, py - 8, anchor], [px, py + 16, anchor]], p.plotted_text);
+  }
+  items.push({ key: 'current', label: `This job: ${c.current.label}` });
+  root.append(svg('text', { class: 'axis-label', x: LEFT + plotW / 2, y: H - 6, 'text-anchor': 'middle' }, c.x_label));
+  root.append(svg('text', { class: 'axis-label', x: 4, y: 12 }, `${c.y_label}${log ? ' (log scale)' : ''}` +
+    `${c.y.capped ? ' (capped: higher points on the top edge)' : ''}`));
+  box.replaceChildren(root, legend(items));
 }
 
 // The estimate's training step timeline, when the core gives one: one bar

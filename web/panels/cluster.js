@@ -6,6 +6,8 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
+import { state } from '../state.js';
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -46,14 +48,46 @@ function hardware(a) {
     el('p', { class: 'vc-cl-src' }, `Sources: ${hw.gpu.source}; ${hw.fabric.source}`));
 }
 
-function assumptions(a) {
-  return el('details', { class: 'vc-cl-assume' }, el('summary', {}, 'Assumptions (settable)'),
-    el('ul', {}, ...a.assumptions.map((x) => el('li', { 'data-key': x.key }, x.text))));
+// The planner's assumptions, each editable: its input holds the value in force (the core's), a
+// change sends the field to the core, which reads it and names it when it is out of range.
+// Inputs persist across answers (focus and typing are kept); their texts follow each answer.
+function assumptions(a, editor) {
+  const box = el('details', { class: 'vc-cl-assume' }, el('summary', {}, 'Assumptions (editable)'));
+  if (editor.open) box.open = true;
+  box.addEventListener('toggle', () => { editor.open = box.open; });
+  const list = el('ul', {});
+  for (const x of a.assumptions) {
+    const id = `cl-${x.key}`;
+    let input = editor.inputs.get(x.key);
+    const flag = x.key === 'overlap_tp' || x.key === 'overlap_ep';
+    if (!input) {
+      input = flag ? el('input', { id, type: 'checkbox' }) : el('input', { id, type: 'text', inputmode: 'decimal', size: '6' });
+      input.addEventListener('change', () => editor.set(x.key, flag ? String(input.checked) : input.value));
+      editor.inputs.set(x.key, input);
+    }
+    const given = editor.fields[x.key];
+    if (flag) input.checked = given !== undefined ? given === 'true' : x.value === 1;
+    else if (document.activeElement !== input) input.value = given ?? (x.key === 'compute_efficiency' && !x.value ? '' : String(x.value));
+    if (x.key === 'compute_efficiency') input.setAttribute('placeholder', 'per op');
+    list.append(el('li', { 'data-key': x.key }, input, ' ', el('label', { for: id }, x.text)));
+  }
+  box.append(list);
+  return box;
 }
 
 function training(a) {
   const t = a.train;
-  const out = [
+  const out = [];
+  // Time and cost first: what a training budget takes on this cluster.
+  if (t.budget) {
+    const b = t.budget;
+    out.push(el('div', { class: 'vc-cl-cards vc-cl-budget' },
+      card(`To train ${b.tokens_text}`, b.time_text, b.gpu_hours_text),
+      ...(b.cost_text ? [card('Cost', b.cost_amount_text, b.cost_text)] : [])));
+  } else {
+    out.push(el('p', { class: 'vc-cl-sub' }, 'Set the tokens to train (1T, 15e12, 1.5 trillion) and a price per GPU-hour for the time and cost.'));
+  }
+  out.push(
     el('div', { class: 'vc-cl-cards' },
       card('Throughput', t.tokens_per_s_per_gpu_text, t.tokens_per_s_text + ' for the cluster'),
       card('Step', t.step_text, `${t.tokens_per_step_text} · ${t.layout.text}`),
@@ -69,8 +103,7 @@ function training(a) {
         el('td', { class: 'vc-cl-num' }, x.time_text),
         el('td', { class: 'vc-cl-num' }, x.share_text),
         el('td', { class: 'vc-cl-how' }, x.why)))),
-    el('p', { class: 'vc-cl-sub' }, t.flops_text),
-  ];
+    el('p', { class: 'vc-cl-sub' }, t.flops_text));
   if (t.ops && t.ops.length) {
     out.push(table(`The compute, op by op (${t.precision}, ${t.schedule})`, ['Op', 'Time', 'Share of the step', 'How'],
       t.ops.map((o) => el('tr', { 'data-op': o.key },
@@ -78,12 +111,6 @@ function training(a) {
         el('td', { class: 'vc-cl-num' }, o.time_text),
         el('td', { class: 'vc-cl-num' }, o.share_text),
         el('td', { class: 'vc-cl-how' }, o.why)))));
-  }
-  if (t.budget) {
-    const b = t.budget;
-    out.push(el('div', { class: 'vc-cl-cards' },
-      card(`To train ${b.tokens_text}`, b.time_text, b.gpu_hours_text),
-      ...(b.cost_text ? [card('Cost', b.cost_amount_text, b.cost_text)] : [])));
   }
   const rec = a.recommendation;
   if (rec && !rec.best && rec.least_memory) {
@@ -120,23 +147,30 @@ function serving(a) {
   ];
 }
 
-export function renderCluster(root, answer) {
+export function renderCluster(root, answer, editor = null) {
   root.classList.add('vc-cluster');
   if (!answer || answer.ok !== true) {
     const error = answer && answer.error ? answer.error : { field: 'cluster', message: 'no answer' };
-    root.replaceChildren(el('p', { class: 'vc-cl-error', role: 'alert', 'data-field': error.field }, error.message));
+    const message = el('p', { class: 'vc-cl-error', role: 'alert', 'data-field': error.field }, error.text ?? error.message);
+    // The assumptions stay editable (from the last answer), so a value the core refused can be put right.
+    root.replaceChildren(message, ...(editor?.last ? [assumptions(editor.last, editor)] : []));
     return;
   }
-  const parts = [hardware(answer), ...(answer.workload === 'train' ? training(answer) : serving(answer)), assumptions(answer)];
+  if (editor) editor.last = answer;
+  const parts = [...(answer.workload === 'train' ? training(answer) : serving(answer)), hardware(answer)];
+  if (editor) parts.push(assumptions(answer, editor));
+  else parts.push(el('ul', { class: 'vc-cl-assume' }, ...answer.assumptions.map((x) => el('li', { 'data-key': x.key }, x.text))));
   if (answer.notes.length) parts.push(el('ul', { class: 'vc-cl-notes' }, ...answer.notes.map((n) => el('li', {}, n))));
   root.replaceChildren(...parts);
 }
 
 // The controls: every list comes from the core's hardware catalog; values are
 // passed to the core as typed (it validates them and names the field).
+// The GPU is the user's (state.yourGpus, the page's one GPU control); none chosen: the job's GPU, else
+// the core's default (H100).
 const kFields = [
-  ['gpu', 'GPU', 'select'], ['gpus', 'GPUs', 'number'], ['fabric', 'Between nodes', 'select'],
-  ['tokens', 'Tokens to train', 'text'], ['price_per_gpu_hour', '$ per GPU-hour', 'text'], ['concurrency', 'Concurrent requests', 'number'],
+  ['tokens', 'Tokens to train', 'text'], ['price_per_gpu_hour', '$ per GPU-hour', 'text'], ['gpus', 'GPUs in the cluster', 'number'],
+  ['fabric', 'Between nodes', 'select'], ['concurrency', 'Concurrent requests', 'number'],
 ];
 
 export function mount(root, { hardware, fields, onChange }) {
@@ -149,13 +183,11 @@ export function mount(root, { hardware, fields, onChange }) {
     let input;
     if (kind === 'select') {
       input = el('select', { id, name: key });
-      const list = key === 'gpu' ? hardware.gpus.map((g) => [g.id, `${g.name} · ${g.usable_text}`])
-        : hardware.fabrics.map((f) => [f.id, f.name]);
-      input.append(new Option(key === 'gpu' ? "The job's GPU (else H100)" : 'InfiniBand NDR (default)', ''));
-      for (const [value, text] of list) input.append(new Option(text, value));
+      input.append(new Option('InfiniBand NDR (default)', ''));
+      for (const f of hardware.fabrics) input.append(new Option(f.name, f.id));
     } else {
       input = el('input', { id, name: key, type: kind === 'number' ? 'number' : 'text', inputmode: 'decimal', min: '1' });
-      if (key === 'tokens') input.setAttribute('placeholder', 'e.g. 1e12');
+      if (key === 'tokens') input.setAttribute('placeholder', 'e.g. 1T, 15e12, 1.5 trillion');
       if (key === 'price_per_gpu_hour') input.setAttribute('placeholder', 'e.g. 2.5');
     }
     input.value = fields[key] ?? '';
@@ -168,29 +200,44 @@ export function mount(root, { hardware, fields, onChange }) {
     form.append(el('div', { class: 'vc-cl-field' }, el('label', { for: id }, label), input));
   }
   const out = el('div', { class: 'vc-cl-out' });
-  root.replaceChildren(el('h2', {}, 'Cluster: throughput, interconnect, time and cost'), form, out);
+  const gpuNote = el('p', { class: 'vc-cl-sub vc-cl-gpu' });
+  const editor = { fields, inputs: new Map(), open: false, set(key, value) {
+    if (value === '') delete fields[key];
+    else fields[key] = value;
+    onChange();
+  } };
+  root.replaceChildren(el('h2', {}, 'Cluster: time, cost and throughput'), gpuNote, form, out);
   return {
     // After Back/Forward the fields come from the URL again: show them.
     sync() {
       for (const [key, input] of Object.entries(inputs)) input.value = fields[key] ?? '';
+      for (const [key, input] of editor.inputs) if (input.type !== 'checkbox') input.value = fields[key] ?? input.value;
     },
     // The fields as typed: the core's one value parser reads them (core/api/job_text.hpp, core-api.mjs).
     request() {
-      return { ...fields };
+      const { gpu, count } = state.yourGpus;
+      const catalogGpu = gpu && gpu !== 'custom' && hardware.gpus.find((g) => g.id === gpu);
+      gpuNote.textContent = catalogGpu ? `On your GPUs: ${catalogGpu.name} (set under Your GPUs).`
+        : "On the job's GPU, else H100 80GB: choose yours under Your GPUs.";
+      const mine = catalogGpu ? { gpu } : {};
+      if (fields.gpus === undefined && count > 1) mine.gpus = String(count);
+      inputs.gpus.setAttribute('placeholder', count > 1 ? `${count}, your GPUs` : "the job's");
+      return { ...mine, ...fields };
     },
     render(answer) {
-      for (const input of Object.values(inputs)) {
+      for (const input of [...Object.values(inputs), ...editor.inputs.values()]) {
         input.removeAttribute('aria-invalid');
         input.removeAttribute('aria-describedby');
       }
       const field = answer && answer.ok === false ? String(answer.error.field).replace(/^cluster\./, '') : '';
-      renderCluster(out, answer);
-      if (inputs[field]) {
-        inputs[field].setAttribute('aria-invalid', 'true');
+      renderCluster(out, answer, editor);
+      const bad = inputs[field] ?? editor.inputs.get(field);
+      if (bad) {
+        bad.setAttribute('aria-invalid', 'true');
         const message = out.querySelector('.vc-cl-error');
         if (message) {
           message.id = 'cl-error';
-          inputs[field].setAttribute('aria-describedby', 'cl-error');
+          bad.setAttribute('aria-describedby', 'cl-error');
         }
       }
       root.classList.add('vc-cluster');

@@ -2,7 +2,7 @@
 // config.json, or a Hugging Face id / address. Tabs follow the ARIA tabs
 // pattern: arrow keys, Home/End, one tab stop.
 import { fetchHubConfig, hubIdOf } from '../hub.js';
-import { MAX_JSON_TEXT, tooLargeMessage } from '../vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage, searchModels } from '../vramcalc-client.js';
 import { state } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -53,29 +53,61 @@ export function sourceControl() {
   return { paste: $('config-text'), hub: $('hub-id'), catalog: $('model') }[state.source.kind];
 }
 
-// Search: names, ids and Hub ids (a pasted huggingface.co address too); the
-// selected model always stays listed; "no match" when nothing else does.
-function filterModels(pickOne = true) {
-  const raw = $('model-search').value.trim();
-  const q = raw.toLowerCase();
-  const hub = hubIdOf(raw)?.toLowerCase();
-  let shown = 0;
-  let only = null;
-  for (const opt of $('model').options) {
-    const m = models.find((x) => x.id === opt.value);
-    const hit = !q || opt.text.toLowerCase().includes(q) || m.id.includes(q) || m.hf_id.toLowerCase().includes(q) ||
-      (hub && m.hf_id.toLowerCase() === hub);
-    opt.hidden = !hit && opt.value !== state.source.modelId;
-    if (hit) { shown++; only = m; }
+// Search: the core's forgiving search (case, spaces and dashes ignored, Hub ids with or without
+// -Instruct / -chat / -it / -Base, aliases such as llama3, r1, phi4), best first. The list shows the
+// matches in the core's order and the count counts them; the selected model, when it does not match,
+// stays under "Selected" (so the list never loses it), apart from the count.
+let searchCatalog = null;  // the catalog as the core's search reads it: ids, names and Hub ids
+let searchSerial = 0;
+function listModels(ids, selected) {
+  const byId = new Map(models.map((m) => [m.id, m]));
+  const option = (m) => new Option(`${m.name} · ${m.params_total_text}${m.is_moe ? ` (${m.params_active_text} active)` : ''}`, m.id);
+  const select = $('model');
+  if (!ids) {
+    select.replaceChildren(...models.map(option));
+  } else {
+    const groups = [];
+    if (selected && !ids.includes(selected) && byId.has(selected)) {
+      const keep = document.createElement('optgroup');
+      keep.label = 'Selected';
+      keep.append(option(byId.get(selected)));
+      groups.push(keep);
+    }
+    if (ids.length) {
+      const found = document.createElement('optgroup');
+      found.label = `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}`;
+      found.append(...ids.filter((id) => byId.has(id)).map((id) => option(byId.get(id))));
+      groups.push(found);
+    }
+    select.replaceChildren(...groups);
   }
-  $('search-status').textContent = !q ? '' : shown === 0 ? `No model matches “${raw}”.` : `${shown} match${shown > 1 ? 'es' : ''}`;
-  const exact = models.find((m) => m.name.toLowerCase() === q || m.id === q || (hub && m.hf_id.toLowerCase() === hub));
-  const pick = exact ?? (shown === 1 ? only : null);
-  if (pickOne && pick && pick.id !== state.source.modelId) {
-    state.source.modelId = pick.id;
-    $('model').value = pick.id;
+  select.value = selected;
+}
+
+async function filterModels(pickOne = true) {
+  const mine = ++searchSerial;
+  const raw = $('model-search').value.trim();
+  if (!raw) {
+    listModels(null, state.source.modelId);
+    $('search-status').textContent = '';
+    return;
+  }
+  searchCatalog ??= JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id }) => ({ id, name, hf_id, config: {} })) });
+  const answer = await searchModels(searchCatalog, hubIdOf(raw) ?? raw);
+  if (mine !== searchSerial || answer.cancelled) return;
+  if (!answer.ok) {
+    $('search-status').textContent = answer.error.text ?? answer.error.message;
+    return;
+  }
+  const ids = answer.models.map((m) => m.id);
+  const pick = answer.exact ?? (ids.length === 1 ? ids[0] : null);
+  if (pickOne && pick && pick !== state.source.modelId) {
+    state.source.modelId = pick;
     onChange({ push: true });
   }
+  listModels(ids, state.source.modelId);
+  $('search-status').textContent = ids.length === 0 ? `No model matches “${raw}”.`
+    : `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}`;
 }
 
 function setHubStatus(text) { $('hub-status').textContent = text; }
@@ -146,10 +178,7 @@ function pasted() {
 export function initModel(catalog, changed, takeFile = () => false) {
   models = catalog;
   onChange = changed;
-  for (const m of models) {
-    const label = `${m.name} · ${m.params_total_text}${m.is_moe ? ` (${m.params_active_text} active)` : ''}`;
-    $('model').append(new Option(label, m.id));
-  }
+  listModels(null, state.source.modelId);
   const list = tabs();
   for (const tab of list) {
     tab.addEventListener('click', () => { selectSource(tab.dataset.source); onChange({ push: true }); });
