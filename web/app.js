@@ -47,6 +47,8 @@ if (embedded) {
   document.body.classList.add('embedded');
   // In a host's iframe the answer comes first (in reading and tab order too), then the form.
   document.querySelector('main.layout').prepend(document.getElementById('results'));
+  // Your GPUs goes at the top of the form; the four entry points are the full page's.
+  $('controls').prepend($('your-gpus'));
 }
 
 for (const g of [{ id: '', name: 'Automatic (smallest that fits)' }, { id: 'none', name: 'None' }, ...gpuCatalog]) {
@@ -70,7 +72,7 @@ let typing = null;
 const typed = (e) => e.target.tagName === 'TEXTAREA' || (e.target.tagName === 'INPUT' && !['checkbox', 'radio'].includes(e.target.type));
 for (const type of ['input', 'change']) {
   form.addEventListener(type, (e) => {
-    if (e.target.closest('.source, .checkpoint')) return;
+    if (e.target.closest('.source, .checkpoint, #your-gpus')) return;  // handled by their panels
     if (!typed(e) && type === 'input') return;  // its change event follows
     if (e.target.name) touch(e.target.name);
     let push = true;
