@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, screenshot, waitForState, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, screenshot, waitForState, repo, launchBrowser, watchPage } from './harness.mjs';
+import { bakedPage } from '../../scripts/bake.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramcalc-yours-'));
@@ -141,4 +142,36 @@ test('phone (390 × 844): the verdict is on the first screen, before the form', 
   const form = await page.locator('#controls').boundingBox();
   assert.ok(form.y > box.y, 'the form comes after the verdict');
   await screenshot(page, 'yours-390-first-screen', { fullPage: false });
+});
+
+test('first paint: index.html holds the CLI\'s default figures (--bake), shown before the wasm and replaced by the core', async () => {
+  const bake = JSON.parse(execFileSync(cli, ['--bake'], { encoding: 'utf8' }));
+  const html = readFileSync(path.join(repo, 'web', 'index.html'), 'utf8');
+  assert.equal(bakedPage(html, bake), html, 'index.html is baked with this core (scripts/bake.mjs)');
+  // A fresh profile (no service worker yet), the wasm held back: the baked figures are on screen.
+  const context = await launchBrowser();
+  try {
+    const page = watchPage(await context.newPage());
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    await page.route('**/vramcalc.wasm', async (route) => { await gate; await route.continue(); });
+    await page.goto(env.server.url);
+    await page.waitForSelector('#verdict[data-baked]');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.firstView), 'baked');
+    assert.equal(await page.locator('#verdict').textContent(), bake.estimate.verdict.text);
+    assert.equal(await page.locator('#card-training [data-total]').textContent(), bake.counterpart.total_text);
+    assert.equal(await page.locator('#verdict').isVisible(), true);
+    release();
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 });
+    assert.equal(await page.locator('[data-baked]').count(), 0);
+    assert.equal(await page.locator('#verdict').textContent(), bake.estimate.verdict.text);
+    // a link with its own state hides the default figures until the core answers for it
+    const other = watchPage(await context.newPage());
+    await other.route('**/vramcalc.wasm', async (route) => { await new Promise((r) => setTimeout(r, 300)); await route.continue(); });
+    await other.goto(`${env.server.url}index.html?model=mistral-7b`);
+    assert.equal(await other.evaluate(() => document.documentElement.dataset.firstView), 'other');
+    assert.deepEqual([...page.jsErrors, ...other.jsErrors], []);
+  } finally {
+    await context.close();
+  }
 });

@@ -17,7 +17,9 @@ function renderCard(card, result, title) {
     return;
   }
   card.querySelector('[data-total]').textContent = result.total_text;
-  card.querySelector('[data-sub]').textContent = `${result.total_scope_text} · ${result.verdict.text}`;
+  // The verdict with no GPU chosen already says where the total is ("… on one GPU", "… in all").
+  card.querySelector('[data-sub]').textContent = result.verdict.status === 'none' ? result.verdict.text
+    : `${result.total_scope_text} · ${result.verdict.text}`;
 }
 
 // The GPU table shows your GPU, the one recommended and a few common ones, until "Show all".
@@ -107,6 +109,9 @@ export function renderResults(result, other, { name, options }) {
   $('card-training').classList.toggle('current', !inferenceFirst);
   lastShown = result;
   renderVerdict(result);
+  // The figures baked into the page at build time (scripts/bake.mjs) are replaced by the core's from now on.
+  for (const baked of document.querySelectorAll('[data-baked]')) baked.removeAttribute('data-baked');
+  document.documentElement.dataset.firstView = 'core';
   renderServing(result);
   renderBreakdown(result);
   $('total-note').textContent = result.layout.gpus > 1
