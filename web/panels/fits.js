@@ -22,10 +22,11 @@ export function fitsGpu(result) {
   return rows.find((f) => f.id === id);
 }
 
-// The job sent for the answers: the same fields, on that GPU.
+// The job sent for the answers: the same fields, on that GPU (your memory size as you typed it, GB or GiB).
 export function fitsJob(job, gpu) {
-  const { gpu: _gpu, device_gib: _custom, ...rest } = job;
-  return gpu.id === 'custom' ? { ...rest, device_gib: job.device_gib } : { ...rest, gpu: gpu.id };
+  const { gpu: _gpu, device_gb: gb, device_gib: gib, ...rest } = job;
+  if (gpu.id !== 'custom') return { ...rest, gpu: gpu.id };
+  return gb !== undefined ? { ...rest, device_gb: gb } : { ...rest, device_gib: gib };
 }
 
 const fitWord = (fits) => (fits ? '✓ fits' : '✗ does not fit');
