@@ -2,14 +2,16 @@
 // (panels/), the address (page-url.js: the state in the URL fragment) and the
 // core calls (page-compute.js: the core runs in a Web Worker). This file starts
 // them and wires the events.
-import { loadCore, loadModels, trustedScriptURL } from './vramcalc-client.js';
+import { loadCore, loadModels, trustedScriptURL, intents } from './vramcalc-client.js';
 import { state, stateQuery } from './state.js';
 import { initJob, readJob, touch } from './panels/job.js';
 import { initModel, fetchHub } from './panels/model.js';
 import { initCheckpoint, isCheckpointFile, openCheckpointFile } from './panels/checkpoint.js';
-import { initFits } from './panels/fits.js';
+import { initYours } from './panels/your-gpus.js';
+import { initIntents } from './panels/intents.js';
 import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
+import { initResults } from './panels/results.js';
 import { initUrl, readLocation, applyQuery, cancelUrlWrites } from './page-url.js';
 import { initCompute, update, clusterPanelLoaded } from './page-compute.js';
 
@@ -39,12 +41,14 @@ try {
   throw e;
 }
 const defaults = options.defaults;
-const fieldIds = initJob(options, gpuCatalog);
+const fieldIds = initJob(options);
 const embedded = new URLSearchParams(location.search).has('embed');
 if (embedded) {
   document.body.classList.add('embedded');
   // In a host's iframe the answer comes first (in reading and tab order too), then the form.
   document.querySelector('main.layout').prepend(document.getElementById('results'));
+  // Your GPUs goes at the top of the form; the four entry points are the full page's.
+  $('controls').prepend($('your-gpus'));
 }
 
 let clusterPanel = null;  // the cluster panel, once its module has loaded (below)
@@ -64,10 +68,9 @@ let typing = null;
 const typed = (e) => e.target.tagName === 'TEXTAREA' || (e.target.tagName === 'INPUT' && !['checkbox', 'radio'].includes(e.target.type));
 for (const type of ['input', 'change']) {
   form.addEventListener(type, (e) => {
-    if (e.target.closest('.source, .checkpoint')) return;
+    if (e.target.closest('.source, .checkpoint, #your-gpus')) return;  // handled by their panels
     if (!typed(e) && type === 'input') return;  // its change event follows
-    if (e.target.id === 'custom_gpu_gib') state.customGpuGib = e.target.value.trim();
-    else if (e.target.name) touch(e.target.name);
+    if (e.target.name) touch(e.target.name);
     let push = true;
     if (typed(e)) {
       push = type === 'input' && typing !== e.target;
@@ -76,7 +79,14 @@ for (const type of ['input', 'change']) {
     update({ push });
   });
 }
-initFits((id) => { state.fitsGpu = id; update({ push: true }); });
+initYours(gpuCatalog, update);
+initResults();
+// The four entry points: the core's presets; Pre-train opens the cluster planner.
+intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {
+  update({ push: true });
+  if (intent.view === 'cluster') $('cluster').scrollIntoView({ block: 'start' });
+  if (intent.view === 'ladder') $('ladder-panel').scrollIntoView({ block: 'nearest' });
+}));
 $('compare-add').addEventListener('click', () => {
   const q = stateQuery(readJob());
   q.delete('cmp');

@@ -125,6 +125,19 @@ export function coreApi(core, kept = null) {
       const exact = JSON.parse(core.lookupModel(query));
       return { ...JSON.parse(core.searchModels(query)), exact: exact.ok ? exact.id : null };
     },
+    // The llama.cpp quant ladder for the job on its GPU (core ladder_current): each rung full / partial -ngl N / too large.
+    ladder(configText, job) {
+      use(configText);
+      return JSON.parse(core.ladder(JSON.stringify(asJob(job))));
+    },
+    // The page's four entry points (core/job/intents.cpp), each a job preset with its sources.
+    intents() {
+      return JSON.parse(core.intents());
+    },
+    // The catalog's GPUs with their usable capacity written in `units` (gb | gib).
+    gpusIn(units) {
+      return JSON.parse(core.gpusIn(units));
+    },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
     },

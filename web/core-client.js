@@ -33,7 +33,7 @@ export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });
 
 // Methods whose first argument is the config text (sent once while unchanged).
-const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'sweep', 'matrix', 'solve', 'cluster', 'chart', 'attachCheckpoint']);
+const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'sweep', 'matrix', 'solve', 'cluster', 'chart', 'attachCheckpoint', 'ladder']);
 
 let policy;
 const trustedURLs = new Set();

@@ -10,7 +10,7 @@
 //   and the cluster planner follow, one per task, only for the latest input.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { estimate, estimatePair, chart, matrix, solve, cluster as clusterPlan, jobValue, modeTitle,
+import { estimate, estimatePair, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf } from './state.js';
@@ -21,8 +21,10 @@ import { renderResults, showState } from './panels/results.js';
 import { chartJob, drawChart, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
 import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
+import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
+import { yourControl, yourJobFields, yoursFromQuery } from './panels/your-gpus.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
@@ -71,7 +73,7 @@ function clearCoreStatus() {
 function controlFor(field) {
   if (field.startsWith('job.')) {
     const key = field.slice(4).split(/[.[]/)[0];
-    return $(key === 'device_gib' ? 'custom_gpu_gib' : key);  // the custom GPU box sends device_gib
+    return yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
   }
   if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
   if (field.startsWith('checkpoint')) return $('checkpoint-file');
@@ -120,13 +122,22 @@ async function renderChart(text, job, axis, signal) {
 }
 
 async function renderFitsPanel(text, job, result, signal) {
-  const gpu = fitsGpu(result, state.fitsGpu);
+  const gpu = fitsGpu(result);
   if (!gpu) return;
   const ask = fitsJob(job, gpu);
   const answers = await remembered('fits', text, ask, () => Promise.all(page.options.questions.map(async (question) =>
     ({ question, answer: await solve(text, ask, question, { signal }) }))));
   if (answers.some((a) => a.answer.cancelled)) return;
   renderFits(result, gpu, answers);
+}
+
+// Run locally (llama.cpp / Ollama): the quant ladder on your GPU.
+const LOCAL_ENGINES = ['llamacpp', 'ollama'];
+async function renderLadderPanel(text, job, result, signal) {
+  if (result.job.mode !== 'inference' || !LOCAL_ENGINES.includes(result.job.engine)) { renderLadder(null); return; }
+  const answer = await remembered('ladder', text, job, () => ladder(text, job, { signal }));
+  if (answer.cancelled) return;
+  renderLadder(answer);
 }
 
 let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
@@ -154,7 +165,8 @@ async function setupFor(q, signal) {
   const { fieldIds, defaults, models } = page;
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
-  if (q.has('custom_gpu_gib')) job.device_gib = jobValue(q.get('custom_gpu_gib'), defaults.device_gib);
+  const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
+  Object.assign(job, yourJobFields(yours, units));
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
   let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
@@ -204,6 +216,7 @@ export function clusterPanelLoaded() {
 let lastGood = null;
 function secondaryTasks({ text, job, result }) {
   return [
+    (signal) => renderLadderPanel(text, job, result, signal),
     (signal) => renderChart(text, job, 'seq', signal),
     (signal) => renderChart(text, job, 'batch', signal),
     () => renderTimeline(result),

@@ -8,6 +8,7 @@ import { encodeState, decodeState, MAX_FRAGMENT } from './link.js';
 import { MAX_JSON_TEXT, tooLargeMessage, jobFromText } from './vramcalc-client.js';
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
+import { applyYours } from './panels/your-gpus.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -62,13 +63,11 @@ export async function applyQuery(q) {
     s.kind = 'hub';
     s.hubId = q.get('hf');
   }
-  state.customGpuGib = q.get('custom_gpu_gib') ?? '';
-  $('custom_gpu_gib').value = state.customGpuGib;
+  applyYours(q);
   state.lineGpu = q.get('line') ?? '';
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();
-  state.fitsGpu = q.get('fit') ?? '';
   state.compare = q.getAll('cmp').slice(0, 4);
   showSource();
 }

@@ -2,6 +2,7 @@
 // in the URL fragment by link.js). Panels read and write `state`; app.js turns
 // it into core calls.
 import { base64urlToBytes } from './link.js';
+import { queryYours } from './panels/your-gpus.js';
 export const state = {
   // Where the model comes from: the catalog, a pasted config, or the Hub.
   source: { kind: 'catalog', modelId: 'llama-3-8b', pasted: '', hubId: '', hubText: '', hubSaved: false },
@@ -17,10 +18,8 @@ export const state = {
   // planner. gpu: a catalog id ('' = none chosen yet); count: how many;
   // customGb: a custom memory size as typed (used when gpu is 'custom').
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
-  yourGpus: { gpu: '', count: 1, customGb: '' },
+  yourGpus: { gpu: '', count: '1', customGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
-  fitsGpu: '',         // GPU the "what fits" answers are for ('' = automatic)
-  customGpuGib: '',
   lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
@@ -48,7 +47,7 @@ function withoutConfig(setup) {
 }
 
 // The URL query for the state: the model source, the job fields the user set,
-// the custom GPU, the chart line, the "what fits" GPU and the comparison list.
+// your GPUs (gpu, gpus, device_gb / device_gib, units), the chart line and the comparison list.
 // withConfig false: the pasted config left out (config= empty: the Paste tab opens empty), for a link too large to share.
 export function stateQuery(job, { withConfig = true } = {}) {
   const q = new URLSearchParams();
@@ -57,9 +56,8 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'hub') q.set('hf', s.hubId);
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
-  if (state.customGpuGib !== '') q.set('custom_gpu_gib', state.customGpuGib);
+  queryYours(q);
   if (state.lineGpu) q.set('line', state.lineGpu);
-  if (state.fitsGpu) q.set('fit', state.fitsGpu);
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;

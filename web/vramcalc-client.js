@@ -75,6 +75,9 @@ export const solve = (configText, job, question, opts) => core().call('solve', [
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
 export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
 export const searchModels = (catalog, query, opts) => core().call('searchModels', [catalog, query], { field: 'search', ...opts });
+export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
+export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
+export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });
 export const ticks = (maxBytes, opts) => core().call('ticks', [maxBytes], { ...opts, field: 'internal' });
 // Checkpoint metadata (a safetensors header or index, or a GGUF header, as a
 // Uint8Array) for the config's model: the core's answer. It stays attached

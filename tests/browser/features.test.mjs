@@ -37,13 +37,16 @@ test('charts: stacked areas per term from one chart call each, the job marked, t
   assert.equal(await page.locator('#chart-batch .current-label').textContent(), `batch 2: ${await text(page, '#total')}`);
   // axis marks are the core's: "0 GB" at the bottom
   assert.equal(await page.locator('#chart-seq text.tick').first().textContent(), '0 GB');
-  // a custom GPU (GiB) is remembered in the URL and drawn as a line
-  await page.fill('#custom_gpu_gib', '20');
+  // a custom GPU (its memory in GiB, under Your GPUs) is kept in the URL and drawn as a line
+  await page.selectOption('#gpu', 'custom');
+  await page.check('#units-gib');
+  await page.fill('#your-mem', '20');
   await settled(page);
-  await waitForState(page, 'custom_gpu_gib', '20');
-  assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU: 21\.47 GB/ }).count(), 1);
+  await waitForState(page, 'device_gib', '20');
+  // the core writes the line's label in the page's units (GiB here)
+  assert.equal(await page.locator('#chart-seq .capacity-label', { hasText: /^Your GPU: 20(\.00)? GiB/ }).count(), 1);
   const again = await openCalculator(env.context, page.url());
-  assert.equal(await again.inputValue('#custom_gpu_gib'), '20');
+  assert.equal(await again.inputValue('#your-mem'), '20');
   assert.equal(await again.locator('#chart-batch .capacity-label', { hasText: /^Your GPU/ }).count(), 1);
 });
 

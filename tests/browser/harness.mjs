@@ -167,9 +167,18 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
   return file;
 }
 
-// Waits until the page's app reports it has computed once.
-export async function openCalculator(context, url) {
+// Waits until the page's app reports it has computed once. Each new tab starts with no
+// GPU remembered from an earlier test (the page keeps "Your GPUs" in localStorage),
+// unless `remembered`; a reload in the same tab keeps it, as for a visitor.
+export async function openCalculator(context, url, { remembered = false } = {}) {
   const page = watchPage(await context.newPage());
+  if (!remembered) {
+    await page.addInitScript(() => {
+      if (sessionStorage.getItem('vramcalc-test-tab')) return;
+      sessionStorage.setItem('vramcalc-test-tab', '1');
+      localStorage.removeItem('vramcalc.yourGpus');
+    });
+  }
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 }).catch((e) => { throw new Error(`page did not start: ${page.jsErrors.join('; ')} ${e.message}`); });
   await settled(page);

@@ -110,9 +110,9 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
     reached.push(info);
   }
   const ids = reached.map((r) => r.id);
-  // every visible control of the form and the results
+  // every visible control of the form and the results (one stop per radio group: its checked button)
   const expected = await page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea, summary, a[href]')]
-    .filter((e) => e.offsetParent !== null && e.tabIndex >= 0 && !e.disabled).map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 20)));
+    .filter((e) => e.offsetParent !== null && e.tabIndex >= 0 && !e.disabled && !(e.type === 'radio' && !e.checked)).map((e) => e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 20)));
   for (const id of expected) assert.ok(ids.includes(id), `Tab reaches ${id} (reached: ${ids.join(', ')})`);
   for (const r of reached) assert.ok(r.ring, `${r.id} shows a focus ring`);
   // Only the selected tab is a tab stop; arrows move between tabs and switch the panel.
@@ -133,7 +133,7 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   assert.notEqual(await page.inputValue('#mode'), 'lora');
   // aria-live sits on the totals summary and the one-line status messages (search, error, comparison), never a panel
   assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)),
-    ['search-status', 'error', 'summary', 'compare-note']);
+    ['intent-note', 'error', 'verdict', 'compare-note', 'search-status']);
 });
 
 test('chart labels stay apart and inside the chart: the capacity line, the job\'s point, the ends, the axis marks', async () => {

@@ -23,8 +23,11 @@ test('default page: Llama 3 8B, inference beside full training, seed numbers', a
   assert.equal(await termText(page, 'weights'), '16.06 GB');  // 8.03 B × 2 bytes
   assert.equal(await text(page, '#card-inference [data-total]'), '18.87 GB');
   assert.equal(await text(page, '#card-training [data-total]'), nativeTotal(['--model', 'llama-3-8b', '--mode', 'train']));
-  // the smallest GPU that holds 18.87 GB: an A10 (21.99 GiB usable, core/gpus.cpp)
-  assert.match(await text(page, '#card-inference [data-sub]'), /fits 1 × A10 24GB/);
+  // no GPU chosen: the core's headline recommends one (the fewest GPUs with 10 % free)
+  const verdict = JSON.parse(execFileSync(cli, ['--model', 'llama-3-8b', '--json'], { encoding: 'utf8' })).verdict;
+  assert.equal(await text(page, '#verdict'), verdict.text);
+  assert.match(verdict.text, /^needs 18\.87 GB on one GPU → 1 × /);
+  assert.equal(await text(page, '#card-inference [data-sub]'), `on one GPU · ${verdict.text}`);
   assert.equal(await page.locator('#fits tr[data-gpu=rtx4090] td').nth(2).innerText(), '✓ fits');
   assert.deepEqual(page.jsErrors, []);
 });

@@ -129,7 +129,7 @@ test('widget: recipe and engine attributes give the CLI figures; unknown values 
 
 test('what fits: each answer fits when re-estimated, one step past does not (CLI), on a catalog or custom GPU', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&engine=llamacpp&dtype=q4_k_m&gpu=t4&seq=8192`);
-  assert.equal(await page.inputValue('#fits-gpu'), 't4');
+  assert.equal(await page.inputValue('#gpu'), 't4');  // the link's GPU is your GPU
   const job = { engine: 'llamacpp', dtype: 'q4_k_m', gpu: 't4', seq: 8192 };
   const rows = await page.locator('#fits-answers tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.question));
   assert.deepEqual(rows, ['max_context', 'max_batch', 'best_format', 'min_gpus', 'max_gpu_layers']);
@@ -152,16 +152,18 @@ test('what fits: each answer fits when re-estimated, one step past does not (CLI
       assert.match(await text(page, `#fits-answers tr[data-question=${q}] td.next`), /✗ does not fit$/);
     }
   }
-  // the custom GPU (GiB) is a choice too, sent to the core as device_gib
-  await page.fill('#custom_gpu_gib', '12');
+  // a custom GPU (GiB) is a choice too, sent to the core as device_gib
+  await page.selectOption('#gpu', 'custom');
+  await page.check('#units-gib');
+  await page.fill('#your-mem', '12');
   await settled(page);
-  assert.equal(await page.inputValue('#fits-gpu'), 'custom');
   const custom = native('llama-3-8b', { ...job, gpu: undefined, device_gib: 12 }, ['--solve', 'max_context']);
   assert.equal(await text(page, '#fits-answers tr[data-question=max_context] td.answer'), custom.text);
   // another catalog GPU, remembered in the URL
-  await page.selectOption('#fits-gpu', 'h100');
+  await page.check('#units-gb');
+  await page.selectOption('#gpu', 'h100');
   await settled(page);
-  await waitForState(page, 'fit', 'h100');
+  await waitForState(page, 'gpu', 'h100');
   const h100 = native('llama-3-8b', { ...job, gpu: 'h100' }, ['--solve', 'max_batch']);
   assert.equal(await text(page, '#fits-answers tr[data-question=max_batch] td.answer'), h100.text);
   // training: longest context, largest batch and fewest GPUs on that GPU (no weight-format or -ngl question)
@@ -197,10 +199,10 @@ test('new controls: no horizontal overflow at 390/768/1280, axe clean, all reach
   const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0].target.join(' ')}`));
   assert.deepEqual(violations, []);
-  const wanted = ['engine', 'gpu_memory_utilization', 'max_num_seqs', 'max_model_len', 'attention', 'report', 'gpu', 'fits-gpu'];
-  await page.focus('#mode');
+  const wanted = ['gpu', 'gpus', 'engine', 'gpu_memory_utilization', 'max_num_seqs', 'max_model_len', 'attention', 'report'];
+  await page.focus('#intents button');
   const reached = new Set();
-  for (let i = 0; i < 150 && !wanted.every((id) => reached.has(id)); i++) {
+  for (let i = 0; i < 400 && !wanted.every((id) => reached.has(id)); i++) {
     await page.keyboard.press('Tab');
     reached.add(await page.evaluate(() => document.activeElement?.id));
   }

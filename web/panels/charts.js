@@ -4,7 +4,6 @@
 // marks, and the capacity line of the user's GPU; and the training step
 // timeline when the core gives one. Only screen positions are computed here.
 import { svg } from '../render.js';
-import { state } from '../state.js';
 
 const H = 290, LEFT = 60, RIGHT = 12, TOP = 30, BOTTOM = 40;
 // Drawn at the box's own width, so text keeps its size on a phone. Widths
@@ -31,13 +30,9 @@ function remember(box, redraw) {
   redraws.set(box, redraw);
 }
 
-// The job a chart asks about: the job as the cards show it, with the user's GPUs (state.yourGpus,
-// the one GPU control) so the core draws that GPU's capacity line, in the page's units.
-export function chartJob(job) {
-  const { gpu, customGb } = state.yourGpus;
-  const mine = gpu === 'custom' ? (customGb !== '' ? { device_gb: customGb } : {}) : gpu ? { gpu } : {};
-  return { ...job, ...mine, units: state.units };
-}
+// The job a chart asks about: the job as the cards show it. It already carries the user's GPUs and
+// units (panels/job.js readJob adds your-gpus.js yourJobFields), so the core draws that GPU's line.
+export const chartJob = (job) => job;
 
 // Approximate width of a label in the 11 px sans-serif the charts use (for placement only).
 const textWidth = (text) => String(text).length * 6.2 + 6;

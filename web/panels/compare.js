@@ -14,8 +14,11 @@ export function renderMatrix(table, matrixAnswer, job) {
     row.cells.forEach((cell, i) => {
       // The core names the job's row (dtype auto: the format it falls back to).
       const current = row.dtype === (matrixAnswer.current_dtype ?? job.dtype) && matrixAnswer.modes[i] === job.mode;
-      const td = el('td', { class: `num${current ? ' current' : ''}${cell.error ? ' refused' : ''}`, 'data-mode': matrixAnswer.modes[i] },
-        cell.error ? '—' : cell.total_text);
+      // Under vLLM / SGLang a cell says what the format leaves for KV (the core's text); with your GPU
+      // given, the core says whether it fits (coloured).
+      const fit = cell.error || cell.fits === undefined ? '' : cell.fits ? ' fit-yes' : ' fit-no';
+      const td = el('td', { class: `num${current ? ' current' : ''}${cell.error ? ' refused' : ''}${fit}`, 'data-mode': matrixAnswer.modes[i] },
+        cell.error ? '—' : matrixAnswer.shows === 'kv' && cell.text ? cell.text : cell.total_text);
       if (cell.error) td.title = cell.error;
       if (current) td.setAttribute('aria-current', 'true');
       tr.append(td);

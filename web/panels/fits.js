@@ -1,4 +1,4 @@
-// "What fits on my GPU": the core's inverse answers (solveCurrent, questions
+// "What fits on your GPU": the core's inverse answers (solveCurrent, questions
 // of core/inverse.hpp) for the job on one GPU, each with the core's text and
 // the per-GPU totals at the answer and one step past it, as the core
 // re-estimated them. GPUs are the estimate's fit rows: the catalog, and the
@@ -11,43 +11,28 @@ const questionTitles = {
   min_gpus: 'Fewest GPUs', max_gpu_layers: 'Most layers on the GPU (-ngl)',
 };
 
-// The fit row the answers are for: the one picked here, else the user's own
-// GPU, else the job's GPU, else the smallest catalog GPU that holds the job
-// as configured, else the largest.
-export function fitsGpu(result, picked) {
+// The fit row the answers are for: your GPU (its custom size, else the
+// catalog GPU chosen under Your GPUs), else the smallest catalog GPU that
+// holds the job as configured, else the largest.
+export function fitsGpu(result) {
   const rows = result.fits;
   const has = (id) => rows.some((f) => f.id === id);
-  const id = [picked, 'custom', result.job.gpu].find((x) => x && has(x))
+  const id = ['custom', result.job.gpu].find((x) => x && has(x))
     ?? rows.find((f) => f.fits_as_configured)?.id ?? rows[rows.length - 1]?.id;
   return rows.find((f) => f.id === id);
 }
 
-// The job sent for the answers: the same fields, on that GPU.
+// The job sent for the answers: the same fields, on that GPU (your memory size as you typed it, GB or GiB).
 export function fitsJob(job, gpu) {
-  const { gpu: _gpu, device_gib: _custom, ...rest } = job;
-  return gpu.id === 'custom' ? { ...rest, device_gib: job.device_gib } : { ...rest, gpu: gpu.id };
-}
-
-let listed = '';
-function fillGpus(result, chosen) {
-  const key = result.fits.map((f) => `${f.id}:${f.capacity_bytes}`).join();
-  const select = $('fits-gpu');
-  if (key !== listed) {
-    listed = key;
-    select.replaceChildren(...result.fits.map((f) => new Option(`${f.name} · ${f.capacity_text}`, f.id)));
-  }
-  select.value = chosen.id;
-}
-
-export function initFits(onPick) {
-  $('fits-gpu').addEventListener('change', () => onPick($('fits-gpu').value));
+  const { gpu: _gpu, device_gb: gb, device_gib: gib, ...rest } = job;
+  if (gpu.id !== 'custom') return { ...rest, gpu: gpu.id };
+  return gb !== undefined ? { ...rest, device_gb: gb } : { ...rest, device_gib: gib };
 }
 
 const fitWord = (fits) => (fits ? '✓ fits' : '✗ does not fit');
 
 // answers: [{ question, answer }] with the core's answer JSON (or its error).
 export function renderFits(result, gpu, answers) {
-  fillGpus(result, gpu);
   // A question that does not apply to this engine or mode (-ngl outside llama.cpp / Ollama, the
   // weight format when fine-tuning) is left out.
   const shown = answers.filter(({ answer }) => answer.ok || !['job.engine', 'job.mode'].includes(answer.error.field));

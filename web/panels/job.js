@@ -22,8 +22,9 @@ const titles = {
   attention: { flash: 'FlashAttention 2', sdpa: 'SDPA (PyTorch)', eager: 'Eager' },
 };
 const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
-// The custom GPU's size: the page's custom_gpu_gib box, sent as the core's device_gib (GiB).
-const CUSTOM_GPU = 'device_gib';
+import { yourJobFields, yourControl } from './your-gpus.js';
+// Fields set by "Your GPUs" at the top (panels/your-gpus.js), not by the job form.
+const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'units']);
 // Two fields for one setting: touching one lets the other go back to what the core infers.
 const sameSetting = { attention: 'flash_attention', flash_attention: 'attention' };
 
@@ -81,7 +82,7 @@ function genericControl(key) {
   return wrap;
 }
 
-export function initJob(coreOptions, gpuCatalog) {
+export function initJob(coreOptions) {
   options = coreOptions;
   defaults = options.defaults;
   fillSelect($('mode'), options.modes.map((m) => [m, modeTitle(m)]));
@@ -94,11 +95,10 @@ export function initJob(coreOptions, gpuCatalog) {
   fillSelect($('framework'), listOf('framework', options.frameworks));
   fillSelect($('engine'), listOf('engine', options.engines));
   for (const key of ['precision', 'loss', 'report', 'attention']) fillSelect($(key), listOf(key, options[key]));
-  fillSelect($('gpu'), [['', 'Not set'], ...gpuCatalog.map((g) => [g.id, `${g.name} · ${g.capacity_text}`])]);
   // Fields the core added that this page has no control for yet.
   const more = $('more-fields');
   for (const key of Object.keys(defaults)) {
-    if (!$(key) && key !== CUSTOM_GPU) more.append(genericControl(key));
+    if (!$(key) && !YOURS.has(key)) more.append(genericControl(key));
   }
   $('more-box').hidden = !more.children.length;
   // Controls for fields the core no longer reads are hidden, never silently ignored.
@@ -108,7 +108,7 @@ export function initJob(coreOptions, gpuCatalog) {
     label?.remove();
     control.remove();
   }
-  fieldIds = Object.keys(defaults).filter((k) => $(k) && k !== CUSTOM_GPU);
+  fieldIds = Object.keys(defaults).filter((k) => $(k) && !YOURS.has(k));
   return fieldIds;
 }
 
@@ -129,8 +129,8 @@ export function setField(key, value) {
 
 // The job: only the fields the user set (from the URL or a control), so the
 // core's defaults and the chosen framework's / engine's presets fill the rest,
-// exactly as for the CLI given the same fields. For the core (forCore): the
-// custom GPU as device_gib, and no serving engine on a training job.
+// exactly as for the CLI given the same fields. For the core (forCore): your
+// GPUs (gpu or device_gb / device_gib, gpus, units), and no serving engine on a training job.
 export function readJob({ forCore = false } = {}) {
   const job = {};
   for (const key of fieldIds) {
@@ -141,7 +141,7 @@ export function readJob({ forCore = false } = {}) {
     if (value !== '' || defaults[key] !== '') job[key] = value;  // '' = "not set" (gpu)
   }
   if (!forCore) return job;
-  if (state.customGpuGib !== '') job[CUSTOM_GPU] = jobValue(state.customGpuGib, defaults[CUSTOM_GPU]);
+  Object.assign(job, yourJobFields());
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   return job;
 }
@@ -220,6 +220,6 @@ export function showFieldError(control, message) {
 export function labelledMessage(field, message) {
   if (!field?.startsWith('job.') || !message.startsWith(`${field}: `)) return message;
   const key = field.slice(4).split(/[.[]/)[0];
-  const label = document.getElementById(key === 'device_gib' ? 'custom_gpu_gib' : key)?.labels?.[0]?.textContent.trim();
+  const label = (yourControl(key) ?? document.getElementById(key))?.labels?.[0]?.textContent.trim();
   return label ? `${label}: ${message.slice(field.length + 2)}` : message;
 }

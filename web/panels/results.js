@@ -1,8 +1,10 @@
-// Results: the two cards (the job and its counterpart), the breakdown, the
-// notes and assumptions the core gives, and the GPU table. Every number and
-// text here is the core's.
-import { fitSummary, modeTitle, counterpartJob } from '../vramcalc-client.js';
+// Results: the verdict for your GPUs, the two cards (the job and its
+// counterpart), the breakdown (training: steady or peak, the core's views),
+// the serving view, the notes and assumptions the core gives, and the GPU
+// table. Every number and text here is the core's.
+import { modeTitle, counterpartJob } from '../vramcalc-client.js';
 import { labelledMessage } from './job.js';
+import { renderVerdict } from './your-gpus.js';
 import { renderBar, renderBreakdownRows, renderFitRows, renderList } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -15,8 +17,68 @@ function renderCard(card, result, title) {
     return;
   }
   card.querySelector('[data-total]').textContent = result.total_text;
-  card.querySelector('[data-sub]').textContent =
-    `per GPU${result.layout.gpus > 1 ? ` × ${result.layout.gpus}` : ''} · ${fitSummary(result)}`;
+  // The verdict with no GPU chosen already says where the total is ("… on one GPU", "… in all").
+  card.querySelector('[data-sub]').textContent = result.verdict.status === 'none' ? result.verdict.text
+    : `${result.total_scope_text} · ${result.verdict.text}`;
+}
+
+// The GPU table shows your GPU, the one recommended and a few common ones, until "Show all".
+// A display choice of the page (which rows), not a figure: every cell is the core's.
+const COMMON = new Set(['rtx3060', 'rtx4090', 'rtx5090', 'a100-80', 'h100', 'h200', 'b200', 'mi300x', 'm4-max-128']);
+let showAllGpus = false;
+function filterFitRows(result) {
+  const v = result.verdict;
+  const yours = new Set(['custom', v.gpu, v.recommendation?.gpu].filter(Boolean));
+  let hidden = 0;
+  for (const row of document.querySelector('#fits tbody').rows) {
+    const id = row.dataset.gpu;
+    row.classList.toggle('yours', id === 'custom' || id === v.gpu);
+    row.hidden = !showAllGpus && !yours.has(id) && !COMMON.has(id);
+    hidden += row.hidden;
+  }
+  const button = $('fits-all');
+  button.hidden = !showAllGpus && hidden === 0;
+  button.textContent = showAllGpus ? 'Show fewer GPUs' : `Show all GPUs (${hidden} more)`;
+  button.setAttribute('aria-expanded', String(showAllGpus));
+}
+export function initResults() {
+  $('fits-all').addEventListener('click', () => {
+    showAllGpus = !showAllGpus;
+    if (lastShown) filterFitRows(lastShown);
+  });
+  for (const input of document.querySelectorAll('input[name=view-choice]')) {
+    input.addEventListener('change', () => { if (lastShown) renderBreakdown(lastShown); });
+  }
+}
+let lastShown = null;
+
+// Training: the core's two counts, steady (every state at once, as the classic explanation
+// counts it) or at the step's peak (what the GPU must hold, the total). Inference: the terms.
+function renderBreakdown(result) {
+  const views = result.views ?? [];
+  $('views-switch').hidden = !views.length;
+  const chosen = views.length ? document.querySelector('input[name=view-choice]:checked')?.value : null;
+  const view = views.find((v) => v.key === chosen) ?? null;
+  const classic = view?.key === 'classic';
+  const title = `${modeTitle(result.job.mode)} · ${result.weight_format} · ${result.total_scope_text}`;
+  $('breakdown-title').textContent = view ? `${title} · ${view.label}` : title;
+  // The bar is the step's terms (its segments' shares are the core's): not drawn for the classic count.
+  $('bar').hidden = classic;
+  if (!classic) renderBar($('bar'), result);
+  renderBreakdownRows(document.querySelector('#breakdown tbody'), view ? { terms: view.rows } : result);
+  $('total-label').textContent = classic ? view.label : `Total ${result.total_scope_text}`;
+  $('total').textContent = view ? view.total_text : result.total_text;
+  $('view-text').textContent = view?.text ?? '';
+}
+
+// Inference: the KV the users need against what the pool holds (vLLM / SGLang), in one unit.
+function renderServing(result) {
+  const s = result.serving_view;
+  const box = $('serving-view');
+  box.hidden = !s;
+  if (!s) return;
+  box.textContent = s.text;  // under an engine it ends with fits / does not fit (the core's words)
+  box.dataset.fits = String(s.fits);
 }
 
 // Where the weights' size comes from (the core's weights_source), said plainly.
@@ -45,10 +107,13 @@ export function renderResults(result, other, { name, options }) {
   renderCard($('card-training'), training, modeTitle(inferenceFirst ? counterpartJob(result.job, options).mode : result.job.mode));
   $('card-inference').classList.toggle('current', inferenceFirst);
   $('card-training').classList.toggle('current', !inferenceFirst);
-  $('breakdown-title').textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · breakdown per GPU`;
-  renderBar($('bar'), result);
-  renderBreakdownRows(document.querySelector('#breakdown tbody'), result);
-  $('total').textContent = result.total_text;
+  lastShown = result;
+  renderVerdict(result);
+  // The figures baked into the page at build time (scripts/bake.mjs) are replaced by the core's from now on.
+  for (const baked of document.querySelectorAll('[data-baked]')) baked.removeAttribute('data-baked');
+  document.documentElement.dataset.firstView = 'core';
+  renderServing(result);
+  renderBreakdown(result);
   $('total-note').textContent = result.layout.gpus > 1
     ? `${result.total_all_gpus_text} over ${result.layout.gpus} GPUs (DP ${result.layout.dp} × TP ${result.layout.tp} × PP ${result.layout.pp})`
     : '';
@@ -64,10 +129,12 @@ export function renderResults(result, other, { name, options }) {
   warn.textContent = result.context_warning ?? '';
   warn.hidden = !warn.textContent;
   renderFitRows(document.querySelector('#fits tbody'), result);
-  // The phone's always-visible total (a copy of the summary, hidden from screen readers).
+  filterFitRows(result);
+  // The phone's always-visible verdict (a copy, hidden from screen readers).
   const quick = $('quick');
   quick.replaceChildren(`${modeTitle(result.job.mode)}: `, Object.assign(document.createElement('strong'), { textContent: result.total_text }),
-    ` per GPU · ${fitSummary(result)}`);
+    ` ${result.total_scope_text} · ${result.verdict.text}`);
+  quick.dataset.status = result.verdict.status;
   quick.hidden = false;
 }
 

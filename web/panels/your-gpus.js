@@ -1,0 +1,158 @@
+// "Your GPUs" (issue 23): one control at the top of the page, a catalog GPU
+// (or a custom memory size) and a count, with the GB / GiB switch. It is the
+// one GPU choice of the page: sent to the core as the job's `gpu` (or
+// `device_gb` / `device_gib`), `gpus` and `units`, so the core's verdict, the
+// GPU table, the matrix, "what fits", the chart line and the cluster planner
+// all answer for it. Remembered between visits (localStorage
+// 'vramcalc.yourGpus'); kept in the URL as gpu=, gpus=, device_gb= /
+// device_gib= and units= (older links' custom_gpu_gib= and fit= still read).
+// Also the four entry points (the core's intents) and the verdict line.
+import { state } from '../state.js';
+import { gpusIn } from '../vramcalc-client.js';
+import { el } from '../render.js';
+
+const $ = (id) => document.getElementById(id);
+export const REMEMBERED = 'vramcalc.yourGpus';
+const CUSTOM = 'custom';
+const kindTitles = { consumer: 'Consumer', workstation: 'Workstation', datacenter: 'Data centre', apple: 'Apple', other: 'Other' };
+
+const fresh = () => ({ gpu: '', count: '1', customGb: '' });
+
+// What the visitor chose last time, or nothing chosen.
+function remembered() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(REMEMBERED) ?? 'null');
+    if (!saved || typeof saved !== 'object') return { yours: fresh(), units: 'gb' };
+    return {
+      yours: { gpu: String(saved.gpu ?? ''), count: String(saved.count ?? '1'), customGb: String(saved.customGb ?? '') },
+      units: saved.units === 'gib' ? 'gib' : 'gb',
+    };
+  } catch {
+    return { yours: fresh(), units: 'gb' };  // storage refused (private mode) or damaged: nothing remembered
+  }
+}
+
+function remember() {
+  try {
+    localStorage.setItem(REMEMBERED, JSON.stringify({ ...state.yourGpus, units: state.units }));
+  } catch { /* storage refused: the choice lasts this visit */ }
+}
+
+// Your GPUs as a link states them: the remembered choice, then each key the link gives.
+export function yoursFromQuery(q, base = remembered()) {
+  const yours = { ...base.yours };
+  let units = base.units;
+  const custom = ['device_gb', 'device_gib', 'custom_gpu_gib'].find((key) => q.has(key) && q.get(key) !== '');
+  if (q.has('gpu')) yours.gpu = q.get('gpu');
+  else if (custom) yours.gpu = CUSTOM;
+  else if (q.get('fit') && q.get('fit') !== CUSTOM) yours.gpu = q.get('fit');  // older links: the "what fits" GPU
+  if (custom) {
+    yours.customGb = q.get(custom);
+    if (custom !== 'device_gb') units = 'gib';  // the size was typed in GiB: the page says it so
+  }
+  if (q.has('gpus')) yours.count = q.get('gpus');
+  if (q.has('units')) units = q.get('units');
+  return { yours, units };
+}
+
+export function applyYours(q) {
+  const { yours, units } = yoursFromQuery(q);
+  state.yourGpus = yours;
+  state.units = units;
+  showYours();
+}
+
+// The job fields for your GPUs (values as typed: the core reads them and names a bad one).
+export function yourJobFields(yours = state.yourGpus, units = state.units) {
+  const job = {};
+  if (yours.gpu === CUSTOM) {
+    if (yours.customGb !== '') job[units === 'gib' ? 'device_gib' : 'device_gb'] = yours.customGb;
+  } else if (yours.gpu) {
+    job.gpu = yours.gpu;
+  }
+  if (yours.count !== '1') job.gpus = yours.count;
+  if (units !== 'gb') job.units = units;
+  return job;
+}
+
+// The URL keys for your GPUs (the same names as the job fields).
+export function queryYours(q) {
+  for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
+}
+
+// The control that shows an error about one of these fields.
+export function yourControl(key) {
+  return { gpu: $('gpu'), gpus: $('gpus'), device_gb: $('your-mem'), device_gib: $('your-mem'), units: $('units-gb') }[key] ?? null;
+}
+
+let listedUnits = '';
+function fillGpus(catalog, units) {
+  const select = $('gpu');
+  const groups = new Map();
+  for (const g of catalog) {
+    const kind = kindTitles[g.kind] ?? kindTitles.other;
+    if (!groups.has(kind)) groups.set(kind, el('optgroup', { label: kind }));
+    groups.get(kind).append(new Option(`${g.name} · ${g.capacity_text}`, g.id));
+  }
+  select.replaceChildren(new Option('Not chosen: recommend one', ''), ...groups.values(),
+    new Option('Another GPU: type its memory', CUSTOM));
+  listedUnits = units;
+}
+
+function showYours() {
+  const y = state.yourGpus;
+  const select = $('gpu');
+  select.value = y.gpu;
+  // A GPU id the list does not have (an old or mistyped link) stays as given, for the core to name it.
+  if (select.value !== y.gpu) select.append(new Option(`${y.gpu} (not in the list)`, y.gpu)), select.value = y.gpu;
+  $('gpus').value = y.count;
+  $('your-mem-box').hidden = y.gpu !== CUSTOM;
+  $('your-mem').value = y.customGb;
+  $('your-mem-label').textContent = `Its memory (${state.units === 'gib' ? 'GiB' : 'GB'})`;
+  $(state.units === 'gib' ? 'units-gib' : 'units-gb').checked = true;
+  if (listedUnits && listedUnits !== state.units) relabel();
+}
+
+let relabelling = null;
+async function relabel() {
+  const units = state.units;
+  if (relabelling === units) return;
+  relabelling = units;
+  const answer = await gpusIn(units === 'gib' ? 'gib' : 'gb');
+  relabelling = null;
+  if (!Array.isArray(answer) || units !== state.units) return;
+  const keep = $('gpu').value;
+  fillGpus(answer, units);
+  $('gpu').value = keep;
+  if ($('gpu').value !== keep) showYours();
+}
+
+// gpuCatalog: the core's gpus() (capacities in GB); onChange({ push }) recomputes.
+export function initYours(gpuCatalog, onChange) {
+  fillGpus(gpuCatalog, 'gb');
+  const box = $('your-gpus');
+  const changed = (e) => {
+    const y = state.yourGpus;
+    if (e.target.id === 'gpu') y.gpu = e.target.value;
+    else if (e.target.id === 'gpus') y.count = e.target.value.trim();
+    else if (e.target.id === 'your-mem') y.customGb = e.target.value.trim();
+    else if (e.target.name === 'units-choice') state.units = e.target.value;
+    else return;
+    showYours();
+    remember();
+    onChange({ push: e.type === 'change' });
+  };
+  box.addEventListener('change', changed);
+  box.addEventListener('input', (e) => { if (e.target.type === 'number') changed(e); });
+}
+
+// The core's verdict for your GPUs, in one line, coloured by its status; the
+// capacity once, with where it comes from.
+export function renderVerdict(result) {
+  const v = result.verdict;
+  const line = $('verdict');
+  line.dataset.status = v?.status ?? 'none';
+  line.textContent = v ? (v.status === 'none' ? v.headline || v.text : v.text) : '';
+  $('gpu-source').textContent = v && v.status !== 'none'
+    ? `${v.gpu_name}: ${v.capacity_text} usable each (${v.capacity_source}).` : '';
+}
