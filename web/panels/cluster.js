@@ -215,14 +215,18 @@ export function mount(root, { hardware, fields, onChange }) {
     },
     // The fields as typed: the core's one value parser reads them (core/api/job_text.hpp, core-api.mjs).
     request() {
+      // Your GPUs win over an older link's cl_gpu (kept in fields, used only while no GPU of yours is set).
       const { gpu, count } = state.yourGpus;
       const catalogGpu = gpu && gpu !== 'custom' && hardware.gpus.find((g) => g.id === gpu);
+      const linked = !catalogGpu && fields.gpu && hardware.gpus.find((g) => g.id === fields.gpu);
       gpuNote.textContent = catalogGpu ? `On your GPUs: ${catalogGpu.name} (set under Your GPUs).`
-        : "On the job's GPU, else H100 80GB: choose yours under Your GPUs.";
-      const mine = catalogGpu ? { gpu } : {};
-      if (fields.gpus === undefined && count > 1) mine.gpus = String(count);
+        : linked ? `On ${linked.name}, from the link: choose yours under Your GPUs.`
+          : "On the job's GPU, else H100 80GB: choose yours under Your GPUs.";
+      const request = { ...fields };
+      if (catalogGpu) request.gpu = gpu;
+      if (fields.gpus === undefined && count > 1) request.gpus = String(count);
       inputs.gpus.setAttribute('placeholder', count > 1 ? `${count}, your GPUs` : "the job's");
-      return { ...mine, ...fields };
+      return request;
     },
     render(answer) {
       for (const input of [...Object.values(inputs), ...editor.inputs.values()]) {
@@ -230,6 +234,8 @@ export function mount(root, { hardware, fields, onChange }) {
         input.removeAttribute('aria-describedby');
       }
       const field = answer && answer.ok === false ? String(answer.error.field).replace(/^cluster\./, '') : '';
+      const shown = out.querySelector('details.vc-cl-assume');
+      if (shown) editor.open = shown.open;  // opened or closed since the last answer: kept as the reader left it
       renderCluster(out, answer, editor);
       const bad = inputs[field] ?? editor.inputs.get(field);
       if (bad) {
