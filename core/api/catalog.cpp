@@ -95,7 +95,8 @@ std::string use_catalog(const std::string& models_json) {
 
 std::string search_catalog(const std::string& query) {
     return guarded([&] {
-        if (query.size() > 200) throw InputError("search.query", "is longer than 200 characters");
+        if (query.size() > kMaxModelQuery)
+            throw InputError("search.query", "is longer than " + std::to_string(kMaxModelQuery) + " characters");
         const std::vector<SearchHit> hits = search_models(catalog, query);
         JsonWriter w;
         w.begin_object().field("ok", true).field("query", bounded_text(query, 200));

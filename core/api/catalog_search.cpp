@@ -94,6 +94,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::vector<SearchHit> search_models(const std::vector<ModelEntry>& models, const std::string& query) {
     std::vector<SearchHit> hits;
+    if (query.size() > kMaxModelQuery) return hits;
     const std::string q = squash(query), q_base = squash(base_repo(query));
     if (q.empty()) return hits;
     const std::vector<std::string> qwords = words(query);
@@ -138,6 +139,7 @@ const ModelEntry* resolve_model(const std::vector<ModelEntry>& models, const std
 
 std::vector<std::string> did_you_mean(const std::vector<ModelEntry>& models, const std::string& id) {
     std::vector<std::string> out;
+    if (id.size() > kMaxModelQuery) return out;
     for (const SearchHit& h : search_models(models, id))
         if (out.size() < 3) out.push_back(h.entry->id);
     if (!out.empty()) return out;

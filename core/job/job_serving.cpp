@@ -4,6 +4,7 @@
 
 #include "hardware/gpus.hpp"
 #include "job/choices.hpp"
+#include "text/units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -90,7 +91,7 @@ bool read_serving_field(Job& job, const std::string& key, const json& v, const s
         job.gpu_is_a100 = id.rfind("a100", 0) == 0;  // resolved here, once
         job.gpu_is_hopper = id.rfind("h100", 0) == 0 || id == "h200" || id == "h800" || id == "h20";
     }
-    else if (key == "device_gib") job.device_gib = number_field(v, field, 0, 100'000);
+    else if (key == "device_gib") job.device_gib = device_memory_field(v, field, 1);
     else if (key == "gpu_memory_utilization") job.gpu_memory_utilization = number_field(v, field, 0.01, 1);
     else if (key == "mem_fraction_static") job.mem_fraction_static = number_field(v, field, 0, 1);
     else if (key == "comm_buffers_gb") job.comm_buffers_gb = number_field(v, field, 0, 1000);
@@ -160,6 +161,18 @@ bool read_serving_field(Job& job, const std::string& key, const json& v, const s
     else if (key == "cache_q_group_size") job.cache_q_group_size = whole_field(v, field, 1, 1'000'000);
     else return false;
     return true;
+}
+
+double device_memory_field(const json& v, const std::string& field, double gib_per_unit) {
+    // Below half a GB or GiB no GPU holds any model: the CUDA context and framework take 1.0 GB by default
+    // (overhead_gb). A tiny positive capacity (1e-308) made the share of it in use infinite, an internal
+    // error in place of the field's (adversarial pass 2026-12-04, docs/hostile-input.md).
+    constexpr double kMin = 0.5, kMax = 100'000;
+    const double x = number_field(v, field, 0, kMax);
+    if (x > 0 && x < kMin)
+        throw InputError(field, "must be 0 (no GPU given) or between " + plain_number(kMin) + " and " + plain_number(kMax) +
+                                    ", got " + describe_value(v));
+    return x * gib_per_unit;
 }
 
 const char* serving_field_names() {

@@ -5,6 +5,7 @@
 
 #include "job/choices.hpp"
 #include "job/job.hpp"
+#include "job/job_serving.hpp"
 
 namespace vramcalc {
 namespace {
@@ -22,7 +23,7 @@ bool read_view_field(Job& job, const std::string& key, const nlohmann::json& v, 
     if (key == "units") job.units = read_choice(v, field, kUnits);
     // The user's GPU by its memory in decimal GB (device_gib is the same in GiB, as the engines
     // size their pools): kept as GiB, the one figure every test of a device reads.
-    else if (key == "device_gb") job.device_gib = number_field(v, field, 0, 100'000) * 1e9 / 1073741824.0;
+    else if (key == "device_gb") job.device_gib = device_memory_field(v, field, 1e9 / 1073741824.0);
     else if (key == "recommend_from") job.recommend_from = read_choice(v, field, kPools);
     else return false;
     return true;
