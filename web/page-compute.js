@@ -13,7 +13,7 @@
 import { estimate, estimatePair, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
-import { state, pastedConfigOf } from './state.js';
+import { state, pastedConfigOf, yourJobFields } from './state.js';
 import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
@@ -24,7 +24,7 @@ import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
 import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
-import { yourControl, yourJobFields, yoursFromQuery } from './panels/your-gpus.js';
+import { yourControl, yoursFromQuery } from './panels/your-gpus.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }

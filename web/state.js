@@ -2,7 +2,6 @@
 // in the URL fragment by link.js). Panels read and write `state`; app.js turns
 // it into core calls.
 import { base64urlToBytes } from './link.js';
-import { queryYours } from './panels/your-gpus.js';
 export const state = {
   // Where the model comes from: the catalog, a pasted config, or the Hub.
   source: { kind: 'catalog', modelId: 'llama-3-8b', pasted: '', hubId: '', hubText: '', hubSaved: false },
@@ -40,6 +39,21 @@ export function pastedConfigOf(q) {
   }
 }
 
+// Your GPUs as the core's job fields (values as typed: the core reads them and names a bad one): the
+// catalog GPU, or the custom size as device_gb / device_gib in the unit it was typed in; the count; the units.
+// The URL holds them under the same names.
+export function yourJobFields(yours = state.yourGpus, units = state.units) {
+  const job = {};
+  if (yours.gpu === 'custom') {
+    if (yours.customGb !== '') job[units === 'gib' ? 'device_gib' : 'device_gb'] = yours.customGb;
+  } else if (yours.gpu) {
+    job.gpu = yours.gpu;
+  }
+  if (yours.count !== '1') job.gpus = yours.count;
+  if (units !== 'gb') job.units = units;
+  return job;
+}
+
 function withoutConfig(setup) {
   const q = new URLSearchParams(setup);
   if (q.has('config')) q.set('config', '');
@@ -56,7 +70,7 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'hub') q.set('hf', s.hubId);
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
-  queryYours(q);
+  for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
   if (state.lineGpu) q.set('line', state.lineGpu);
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);

@@ -2,7 +2,7 @@
 // field (fields the page has no hand-made control for get a generic one), the
 // conversion to the job the core reads, and errors shown under their field.
 import { jobValue, modeTitle } from '../vramcalc-client.js';
-import { state } from '../state.js';
+import { state, yourJobFields } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
 const optimizerTitles = { adamw: 'AdamW (fp32 m + v)', adam_8bit: '8-bit Adam', adafactor: 'Adafactor', sgd_momentum: 'SGD + momentum', sgd: 'SGD' };
@@ -22,7 +22,7 @@ const titles = {
   attention: { flash: 'FlashAttention 2', sdpa: 'SDPA (PyTorch)', eager: 'Eager' },
 };
 const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
-import { yourJobFields, yourControl } from './your-gpus.js';
+import { yourControl } from './your-gpus.js';
 // Fields set by "Your GPUs" at the top (panels/your-gpus.js), not by the job form.
 const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'units']);
 // Two fields for one setting: touching one lets the other go back to what the core infers.

@@ -7,7 +7,7 @@
 // 'vramcalc.yourGpus'); kept in the URL as gpu=, gpus=, device_gb= /
 // device_gib= and units= (older links' custom_gpu_gib= and fit= still read).
 // Also the four entry points (the core's intents) and the verdict line.
-import { state } from '../state.js';
+import { state, yourJobFields } from '../state.js';
 import { gpusIn } from '../vramcalc-client.js';
 import { el } from '../render.js';
 
@@ -60,24 +60,6 @@ export function applyYours(q) {
   state.yourGpus = yours;
   state.units = units;
   showYours();
-}
-
-// The job fields for your GPUs (values as typed: the core reads them and names a bad one).
-export function yourJobFields(yours = state.yourGpus, units = state.units) {
-  const job = {};
-  if (yours.gpu === CUSTOM) {
-    if (yours.customGb !== '') job[units === 'gib' ? 'device_gib' : 'device_gb'] = yours.customGb;
-  } else if (yours.gpu) {
-    job.gpu = yours.gpu;
-  }
-  if (yours.count !== '1') job.gpus = yours.count;
-  if (units !== 'gb') job.units = units;
-  return job;
-}
-
-// The URL keys for your GPUs (the same names as the job fields).
-export function queryYours(q) {
-  for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
 }
 
 // The control that shows an error about one of these fields.
