@@ -90,7 +90,6 @@ intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) 
 $('compare-add').addEventListener('click', () => {
   const q = stateQuery(readJob());
   q.delete('cmp');
-  q.delete('line');
   q.delete('fit');
   // Fields at their default value say nothing: the same job typed two ways is one setup.
   for (const [key, value] of [...q]) if (key in defaults && String(defaults[key]) === value) q.delete(key);

@@ -64,7 +64,6 @@ export async function applyQuery(q) {
     s.hubId = q.get('hf');
   }
   applyYours(q);
-  state.lineGpu = q.get('line') ?? '';
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();

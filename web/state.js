@@ -19,7 +19,6 @@ export const state = {
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
   yourGpus: { gpu: '', count: '1', customGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
-  lineGpu: '',         // GPU id drawn as a capacity line on the charts ('' = automatic)
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   result: null,        // last good estimate and its counterpart
@@ -71,7 +70,6 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
-  if (state.lineGpu) q.set('line', state.lineGpu);
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;
