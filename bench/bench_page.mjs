@@ -148,11 +148,13 @@ function gzipServer() {
 }
 // Lighthouse's mobile profile ("slow 4G"): 150 ms RTT, 1.6 Mbps down, 750 kbps up, 4× CPU.
 const PROFILE = { latency: 150, downloadThroughput: (1.6e6 / 8), uploadThroughput: (750e3 / 8), cpu: 4 };
-// Before any page script: when a number first shows in #total (parsed from the HTML or written by the
-// page), the next frame's paint is taken as its time; `from`: 'html' when it came with the HTML (baked).
+// Before any page script: when a number first shows in a card's total (parsed from the HTML or written by
+// the page), the next frame's paint is taken as its time; `from`: 'html' when it came with the HTML (baked
+// by scripts/bake.mjs). Baked figures count only while first-view.js lets them show (the default view).
 function watchFirstNumber() {
   window.__firstNumber = null;
-  const seen = () => /\d/.test(document.getElementById('total')?.textContent ?? '');
+  const shown = (el) => !(el.hasAttribute('data-baked') && document.documentElement.dataset.firstView === 'other');
+  const seen = () => [...document.querySelectorAll('#summary [data-total]')].some((el) => shown(el) && /\d/.test(el.textContent));
   const observer = new MutationObserver(() => {
     if (!seen()) return;
     observer.disconnect();
