@@ -118,7 +118,7 @@ self.addEventListener('fetch', (event) => {
   const file = url.pathname.slice(SCOPE.length);
   // The calculator at ./ or index.html, whatever its query (older links kept their state there).
   const path = file === '' ? PAGE : file;
-  if (!(path in FILES)) return;
+  if (!Object.hasOwn(FILES, path)) return;  // own keys only: `constructor` or `__proto__` is no file of the build
   if (request.mode === 'navigate') event.respondWith(navigation(request, path));
   else event.respondWith(fromCache(path).then((hit) => hit ?? fetch(request)));
 });
