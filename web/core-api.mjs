@@ -34,6 +34,15 @@ export function coreApi(core, kept = null) {
   const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);
   let currentConfig = null;
   let currentCatalog = null;
+  // Hands the catalog (a models.json text) to the core when it changed since the last call (a replacement
+  // worker gets it on its first call): null when in use, else the core's refusal.
+  const useCatalog = (catalog) => {
+    if (catalog === currentCatalog) return null;
+    const used = JSON.parse(core.useCatalog(catalog));
+    if (!used.ok) return used;
+    currentCatalog = catalog;
+    return null;
+  };
   let checkpoint = kept;  // { configText, bytes } of the attached checkpoint, or null
   let options = null;  // the core's options(), read once for estimatePair
   const use = (configText) => {
@@ -116,11 +125,8 @@ export function coreApi(core, kept = null) {
     // The catalog's forgiving search (core/api/catalog.hpp), best first; `catalog` is a models.json
     // text, handed to the core again only when it changes (a replacement worker gets it on its first call).
     searchModels(catalog, query) {
-      if (catalog !== currentCatalog) {
-        const used = JSON.parse(core.useCatalog(catalog));
-        if (!used.ok) return used;
-        currentCatalog = catalog;
-      }
+      const refused = useCatalog(catalog);
+      if (refused) return refused;
       // `exact`: the model an id, alias or Hub id names exactly (lookupModel), which the page selects.
       const exact = JSON.parse(core.lookupModel(query));
       return { ...JSON.parse(core.searchModels(query)), exact: exact.ok ? exact.id : null };
@@ -138,14 +144,10 @@ export function coreApi(core, kept = null) {
     gpusIn(units) {
       return JSON.parse(core.gpusIn(units));
     },
-    ticks(maxBytes) {
-      return JSON.parse(core.ticks(maxBytes));
-    },
     // The catalog model an id, alias or Hub id names exactly, or the core's error "model: unknown model 'x';
     // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.
     lookupModel(catalog, id) {
-      const searched = this.searchModels(catalog, id);
-      return searched.ok ? JSON.parse(core.lookupModel(id)) : searched;
+      return useCatalog(catalog) ?? JSON.parse(core.lookupModel(id));
     },
     // Job fields given as text ([[name, text], ...]; source 'url', 'attribute' or 'flag'), read by the
     // core's one value parser: { ok, job } or an error naming the field (a field given twice names both spellings).

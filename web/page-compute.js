@@ -18,7 +18,7 @@ import { readJob, showEffective, showModeFields, showFieldError, clearFieldError
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
-import { chartJob, drawChart, drawTimeline } from './panels/charts.js';
+import { drawChart, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
 import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
 import { renderLadder } from './panels/ladder.js';
@@ -116,8 +116,8 @@ async function remembered(kind, config, args, ask) {
 
 // One core call per chart: its range, axes, point labels and the user's GPU's line (charts.js).
 async function renderChart(text, job, axis, signal) {
-  const ask = chartJob(job);
-  const answer = await remembered(`chart-${axis}`, text, ask, () => chart(text, ask, axis, { signal }));
+  // The job carries the user's GPUs and units (panels/job.js readJob), so the core draws that GPU's line.
+  const answer = await remembered(`chart-${axis}`, text, job, () => chart(text, job, axis, { signal }));
   if (!answer.cancelled) drawChart($(axis === 'seq' ? 'chart-seq' : 'chart-batch'), answer);
 }
 

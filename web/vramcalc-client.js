@@ -78,7 +78,6 @@ export const searchModels = (catalog, query, opts) => core().call('searchModels'
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
 export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });
-export const ticks = (maxBytes, opts) => core().call('ticks', [maxBytes], { ...opts, field: 'internal' });
 // Checkpoint metadata (a safetensors header or index, or a GGUF header, as a
 // Uint8Array) for the config's model: the core's answer. It stays attached
 // (also in a worker that replaces a trapped one) until detached.
@@ -92,22 +91,4 @@ export const modeTitles = {
   qlora: 'QLoRA fine-tuning',
 };
 export const modeTitle = (mode) => modeTitles[mode] ?? mode;
-
-// The GPU the user named (their own size, else the job's GPU) if any, else the
-// smallest catalog GPU that holds the job as configured, else the fewest of
-// the largest-memory kind (all computed by the core).
-export function fitSummary(result) {
-  const chosen = result.fits.find((f) => f.id === 'custom') ?? result.fits.find((f) => f.id === result.job.gpu);
-  if (chosen) {
-    if (chosen.fits_as_configured) return `fits ${result.layout.gpus} × ${chosen.name}`;
-    return chosen.gpus_needed > 0 ? `needs ${chosen.gpus_needed} × ${chosen.name}` : `does not fit ${chosen.name} at any count`;
-  }
-  const catalog = result.fits.filter((f) => f.id !== 'custom');
-  const alone = catalog.find((f) => f.fits_as_configured);
-  if (alone) return `fits ${result.layout.gpus} × ${alone.name}`;
-  const sharded = catalog.filter((f) => f.gpus_needed > 0);
-  if (!sharded.length) return 'does not fit any GPU at this batch and sequence length';
-  const best = sharded[sharded.length - 1];
-  return `needs ${best.gpus_needed} × ${best.name}`;
-}
 

@@ -30,10 +30,6 @@ function remember(box, redraw) {
   redraws.set(box, redraw);
 }
 
-// The job a chart asks about: the job as the cards show it. It already carries the user's GPUs and
-// units (panels/job.js readJob adds your-gpus.js yourJobFields), so the core draws that GPU's line.
-export const chartJob = (job) => job;
-
 // Approximate width of a label in the 11 px sans-serif the charts use (for placement only).
 const textWidth = (text) => String(text).length * 6.2 + 6;
 const overlaps = (a, b) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
