@@ -144,6 +144,9 @@ export function coreApi(core, kept = null) {
     gpusIn(units) {
       return JSON.parse(core.gpusIn(units));
     },
+    ticks(maxBytes) {
+      return JSON.parse(core.ticks(maxBytes));
+    },
     // The catalog model an id, alias or Hub id names exactly, or the core's error "model: unknown model 'x';
     // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.
     lookupModel(catalog, id) {
