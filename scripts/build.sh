@@ -14,7 +14,8 @@ cmake --build build-wasm -j"$jobs"
 # The page's catalog: models.json summarised by the core (configs and parameter counts).
 build/vramcalc --list --json > web/models.json
 
-# The default view's figures written into index.html by the same core, for the first paint before the wasm.
+# index.html from page.html: the default view's figures from the same core, the styles and first-view.js
+# inline (their hashes in its policy), so the first paint needs the page alone.
 node scripts/bake.mjs web build/vramcalc
 
 # Service worker: every precached file with its SHA-256, and a cache version derived from them.

@@ -8,8 +8,9 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Not precached: the worker itself and its template.
-const SKIP = new Set(['sw.js', 'sw.template.js']);
+// Not precached: the worker itself and its template; the page's source and what the build inlined into
+// index.html (scripts/bake.mjs); the host's header file.
+const SKIP = new Set(['sw.js', 'sw.template.js', 'page.html', 'first-view.js', '_headers']);
 
 function filesUnder(dir, prefix = '') {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

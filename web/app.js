@@ -2,7 +2,7 @@
 // (panels/), the address (page-url.js: the state in the URL fragment) and the
 // core calls (page-compute.js: the core runs in a Web Worker). This file starts
 // them and wires the events.
-import { loadCore, loadModels, trustedScriptURL, intents } from './vramcalc-client.js';
+import { loadCore, loadModels, trustedScriptURL, intents, startLocalCore } from './vramcalc-client.js';
 import { state, stateQuery } from './state.js';
 import { initJob, readJob, touch } from './panels/job.js';
 import { initModel, fetchHub } from './panels/model.js';
@@ -13,7 +13,7 @@ import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
 import { initUrl, readLocation, applyQuery, cancelUrlWrites } from './page-url.js';
-import { initCompute, update, clusterPanelLoaded } from './page-compute.js';
+import { initCompute, update, clusterPanelLoaded, warmLocalTotals } from './page-compute.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('controls');
@@ -135,6 +135,8 @@ try {
   document.body.dataset.ready = 'true';
   performance.mark('vramcalc:first-result');  // read by bench/bench_page.mjs
 }
+// The core on this thread too, for the totals of the inputs to come (core-local.js).
+startLocalCore().then(warmLocalTotals, () => {});
 
 let resizing = 0;
 window.addEventListener('resize', () => {

@@ -29,6 +29,12 @@ function readText(core, method, key, fields) {
   return read.ok ? { ...fields, ...read[key] } : fields;
 }
 
+// One estimate pair of a toy Llama-style config, its answer discarded: the wasm compiles the functions of
+// an estimate on first use (100-280 ms measured on the shared 2-core machine; docs/page.md), so a warm-up
+// right after start-up spares the first real answer that cost (core-worker.js, core-local.js).
+const WARM_UP = '{"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4, ' +
+  '"num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1024, "max_position_embeddings": 2048}';
+
 export function coreApi(core, kept = null) {
   const asJob = (job) => readText(core, 'jobFromText', 'job', job);
   const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);
@@ -69,6 +75,11 @@ export function coreApi(core, kept = null) {
       currentConfig = null;
     },
     checkpoint: () => checkpoint,
+    warmUp() {
+      try {
+        this.estimatePair(WARM_UP, {});
+      } catch { /* a trap here leaves nothing behind that the first real call would see */ }
+    },
     estimate(configText, job) {
       use(configText);
       // Decode at once: the view points into wasm memory, which the next call may reuse or grow.

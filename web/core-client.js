@@ -1,5 +1,7 @@
 // The page's and the widget's way to the core: one Web Worker (core-worker.js)
-// per document, asked one call at a time. No arithmetic here.
+// per document, asked one call at a time, and, once the page starts it, the
+// same core on the page's own thread for the totals of small jobs
+// (core-local.js). No arithmetic here.
 //
 // - Every call returns a promise of the core's JSON answer. A call made with
 //   an AbortSignal that fires before it ran resolves to CANCELLED at once (a
@@ -28,6 +30,8 @@ const SUPERSEDED_TEXT = '1.5 s';
 // answers are bounded to well under a second natively; docs/hostile-input.md).
 export const LIMIT_MS = 10000;
 const LIMIT_TEXT = '10 s';
+
+import { localCore } from './core-local.js';
 
 export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });
@@ -113,6 +117,7 @@ export function coreClient(base) {
   let inflight = null;  // { req, id, started, timer }
   let sentConfig = null;  // the config text the current worker holds
   let kept = null;  // the checkpoint attached last: { configText, bytes }
+  let local = null;  // the core on this thread (core-local.js), once started
   let ids = 0;
 
   const emit = (event) => { for (const fn of listeners) fn(event); };
@@ -271,6 +276,19 @@ export function coreClient(base) {
     // Resolves to { options, gpus, hardware } once the first worker is up; rejects with a plain-words reason.
     ready: () => (info ? Promise.resolve(info) : ready ?? spawn()),
     call,
+    // The core on this thread too (core-local.js; same origin only): resolves once it answers.
+    startLocal() {
+      local ??= localCore(compiled, base, trustedScriptURL);
+      return local.ready;
+    },
+    // A call answered on this thread, counted as a worker's would be; undefined: ask the worker (call).
+    // Never while a checkpoint is attached (the worker holds it).
+    now(method, args) {
+      if (!local || kept) return undefined;
+      const answer = local.call(method, args);
+      if (answer !== undefined) counts[method] = (counts[method] ?? 0) + 1;
+      return answer;
+    },
     detachCheckpoint() {
       kept = null;
       return call('detachCheckpoint', [], { field: 'checkpoint' });

@@ -51,18 +51,8 @@ async function init({ base, kept }) {
   return { options: JSON.parse(core.options()), gpus: JSON.parse(core.gpus()), hardware: JSON.parse(core.hardware()) };
 }
 
-// Right after start-up, while the page builds its controls, one estimate of a
-// toy Llama-style config (its answer discarded) makes the wasm compile the
-// functions of an estimate, so the page's first answer does not pay for that
-// (100-280 ms measured on the shared 2-core machine; docs/page.md).
-const WARM_UP = '{"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4, ' +
-  '"num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1024, "max_position_embeddings": 2048}';
-function warmUp() {
-  try {
-    api.estimatePair(WARM_UP, {});
-  } catch { /* a trap here leaves nothing behind that the first real call would see */ }
-}
-
+// Right after start-up, while the page builds its controls, a warm-up estimate
+// (core-api.mjs) compiles the functions the page's first answer needs.
 self.onmessage = async ({ data }) => {
   if (data.type === 'module') {
     receiveModule(data.module);
@@ -71,7 +61,7 @@ self.onmessage = async ({ data }) => {
   if (data.type === 'init') {
     try {
       self.postMessage({ type: 'ready', info: await init(data) });
-      setTimeout(warmUp, 0);
+      setTimeout(() => api.warmUp(), 0);
     } catch (e) {
       self.postMessage({ type: 'failed', message: String(e?.message ?? e) });
     }

@@ -1,6 +1,7 @@
 // Turns the page's state into core calls and renders the answers. The core
 // runs in a worker (core-client.js): every call is awaited, and each input
-// supersedes the one before it:
+// supersedes the one before it (a small job's totals come from the same core
+// on this thread, in the input's own task: core-local.js):
 // - the input's AbortController is aborted by the next input, so its calls
 //   still waiting never run and its answers are dropped;
 // - while an answer is on its way, the figures on screen are the last good
@@ -10,7 +11,7 @@
 //   and the cluster planner follow, one per task, only for the latest input.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { estimate, estimatePair, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
+import { estimate, estimatePair, estimatePairNow, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, yourJobFields } from './state.js';
@@ -290,9 +291,13 @@ async function compute() {
   }
   if (checkpointError) return fail(checkpointError, true);
   const job = readJob({ forCore: true });
-  pending(true);
-  const answer = await estimatePair(text, job, { signal });
-  if (mine !== serial || answer.cancelled) return undefined;
+  // A small job's totals on this thread, in the input's own task (painted in the next frame); else the worker's.
+  let answer = estimatePairNow(text, job);
+  if (answer === undefined) {
+    pending(true);
+    answer = await estimatePair(text, job, { signal });
+    if (mine !== serial || answer.cancelled) return undefined;
+  }
   // A trap or a stop answers an error instead of the pair.
   const { result, other } = answer.result ? answer : { result: answer, other: null };
   if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
@@ -307,6 +312,12 @@ async function compute() {
   lastGood = { text, job, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;
+}
+
+// The core on this thread has started: one answer for the job on screen, discarded, so the wasm has
+// compiled what the next input's totals need before it comes (core-local.js).
+export function warmLocalTotals() {
+  if (lastGood) estimatePairNow(lastGood.text, lastGood.job);
 }
 
 // One place every change goes through: the address (url false: it already

@@ -69,6 +69,10 @@ export const clusterFromText = (fields, source, opts) =>
 export const estimate = (configText, job, opts) => core().call('estimate', [configText, job], opts);
 // The job's estimate and its counterpart's (counterpartJob) in one call: { result, other }.
 export const estimatePair = (configText, job, opts) => core().call('estimatePair', [configText, job], opts);
+// The same on the page's own thread, in the caller's task, or undefined (the core not here yet, a large or
+// slow config, a checkpoint attached): then estimatePair. startLocalCore starts it (the page, after its first answer).
+export const estimatePairNow = (configText, job) => core().now('estimatePair', [configText, job]);
+export const startLocalCore = () => core().startLocal();
 export const sweep = (configText, job, axis, values, opts) => core().call('sweep', [configText, job, axis, values], opts);
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);

@@ -286,8 +286,11 @@ test('while an input is invalid the dimmed figures cannot be exported or embedde
 
 test('while an input is invalid every panel shows the same last good job as the dimmed cards', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&seq=2048`);
-  // A valid value and, before its answer arrives, an invalid one (fast typing): the valid one is superseded, so
-  // the dimmed figures are the last ones on screen (seq 2048), on every panel.
+  // A valid value, then at once an invalid one (fast typing). With the core on the page's thread too
+  // (core-local.js) the valid one's totals are drawn in its own input task, so the dimmed figures are
+  // its own (seq 1000) on every panel, though its other panels were still to come when the invalid
+  // input arrived.
+  await page.evaluate(async () => (await import('./vramcalc-client.js')).startLocalCore());
   await page.evaluate(() => {
     const seq = document.getElementById('seq');
     for (const v of ['1000', '']) {
@@ -298,7 +301,7 @@ test('while an input is invalid every panel shows the same last good job as the 
   await settled(page);
   assert.match(await page.getAttribute('#output', 'class'), /\bstale\b/);
   const total = await text(page, '#total');
-  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--seq', '2048']);
+  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--seq', '1000']);
   assert.equal(total, cli.total_text);
   // the timeline (drawn after the cards) is for that same job, and its caption says what the total adds
   assert.match(await text(page, '#timeline-caption'), new RegExp(`total per GPU, ${total.replace('.', '\\.')}, is the peak plus`));

@@ -25,6 +25,19 @@ const types = {
 // the tests open is served with it, so any inline script/style or eval fails.
 export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; object-src 'none'; base-uri 'self'";
 
+// A host sends the page's policy: the hashes of its inline styles and script (index.html, written by
+// scripts/bake.mjs; web/_headers) join the header's script-src and style-src, so those run and nothing
+// else inline does.
+export function withPageHashes(csp, html) {
+  const meta = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
+  const hashesOf = (name) => meta.split(';').map((d) => d.trim().split(/\s+/)).find(([n]) => n === name)?.filter((t) => t.startsWith("'sha256-")) ?? [];
+  return csp.split(';').map((directive) => {
+    const name = directive.trim().split(/\s+/)[0];
+    const hashes = name === 'script-src' || name === 'style-src' ? hashesOf(name) : [];
+    return hashes.length ? `${directive.trimEnd()} ${hashes.join(' ')}` : directive;
+  }).join(';');
+}
+
 // Options: csp (header for HTML, default STRICT_CSP), override(pathname, url) ->
 // {status, type, body, headers} | undefined to answer some files differently,
 // headers(pathname) -> extra headers for every answer (CORS, a CSP on scripts).
@@ -45,7 +58,7 @@ export async function startServer(root = webDir, { csp = STRICT_CSP, override, l
       const body = await readFile(file);
       const type = types[path.extname(file)] || 'application/octet-stream';
       const headers = { 'content-type': type, ...extra?.(url.pathname) };
-      if (type === 'text/html' && csp) headers['content-security-policy'] = csp;
+      if (type === 'text/html' && csp) headers['content-security-policy'] = withPageHashes(csp, body.toString('utf8'));
       res.writeHead(200, headers);
       res.end(body);
     } catch {

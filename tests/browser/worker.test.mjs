@@ -24,10 +24,18 @@ self.onmessage = (e) => {
   return real(e);
 };`;
 
+// The page answers a small job's totals on its own thread once that core has started (core-local.js),
+// which would take these jobs away from the worker: here it never starts, so every answer is the worker's.
+const noLocalCore = `export const LOCAL_MS = 16;
+export function localCore() { return { ready: new Promise(() => {}), call: () => undefined }; }`;
+
 let server, context;
 before(async () => {
-  server = await startServer(undefined, { override: (p, url) => (p === '/core-worker.js' && url.search !== '?real'
-    ? { type: 'text/javascript', body: slowWorker } : undefined) });
+  server = await startServer(undefined, { override: (p, url) => {
+    if (p === '/core-worker.js' && url.search !== '?real') return { type: 'text/javascript', body: slowWorker };
+    if (p === '/core-local.js') return { type: 'text/javascript', body: noLocalCore };
+    return undefined;
+  } });
   context = await launchBrowser();
 });
 after(async () => {

@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, screenshot, waitForState, repo, launchBrowser, watchPage } from './harness.mjs';
-import { bakedPage } from '../../scripts/bake.mjs';
+import { offlineCalculator, openCalculator, screenshot, waitForState, repo, launchBrowser, watchPage, cspViolations } from './harness.mjs';
+import { bakedPage, inlinedPage } from '../../scripts/bake.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'vramcalc-yours-'));
@@ -148,6 +148,13 @@ test('first paint: index.html holds the CLI\'s default figures (--bake), shown b
   const bake = JSON.parse(execFileSync(cli, ['--bake'], { encoding: 'utf8' }));
   const html = readFileSync(path.join(repo, 'web', 'index.html'), 'utf8');
   assert.equal(bakedPage(html, bake), html, 'index.html is baked with this core (scripts/bake.mjs)');
+  // The first paint needs the page alone: its styles and first-view.js are inline, built from page.html and
+  // the files of this build, and the policy allows just those (the browser refuses any other, below).
+  const web = path.join(repo, 'web');
+  assert.equal(inlinedPage(bakedPage(readFileSync(path.join(web, 'page.html'), 'utf8'), bake), web).html, html);
+  assert.doesNotMatch(html, /<link rel="stylesheet"|<script src="first-view\.js"/);
+  assert.equal((html.match(/<style>/g) ?? []).length, 4);
+  assert.equal((html.match(/'sha256-/g) ?? []).length, 5);
   // A fresh profile (no service worker yet), the wasm held back: the baked figures are on screen.
   const context = await launchBrowser();
   try {
@@ -155,12 +162,14 @@ test('first paint: index.html holds the CLI\'s default figures (--bake), shown b
     let release;
     const gate = new Promise((resolve) => { release = resolve; });
     await page.route('**/vramcalc.wasm', async (route) => { await gate; await route.continue(); });
+    await page.route('**/*.css', (route) => route.abort());  // not needed: the page carries its styles
     await page.goto(env.server.url);
     await page.waitForSelector('#verdict[data-baked]');
     assert.equal(await page.evaluate(() => document.documentElement.dataset.firstView), 'baked');
     assert.equal(await page.locator('#verdict').textContent(), bake.estimate.verdict.text);
     assert.equal(await page.locator('#card-training [data-total]').textContent(), bake.counterpart.total_text);
     assert.equal(await page.locator('#verdict').isVisible(), true);
+    assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('summary')).display), 'grid', 'styled before any stylesheet file');
     release();
     await page.waitForSelector('body[data-ready=true]', { state: 'attached', timeout: 30000 });
     assert.equal(await page.locator('[data-baked]').count(), 0);
@@ -171,6 +180,7 @@ test('first paint: index.html holds the CLI\'s default figures (--bake), shown b
     await other.goto(`${env.server.url}index.html?model=mistral-7b`);
     assert.equal(await other.evaluate(() => document.documentElement.dataset.firstView), 'other');
     assert.deepEqual([...page.jsErrors, ...other.jsErrors], []);
+    assert.deepEqual([...await cspViolations(page), ...await cspViolations(other)], []);
   } finally {
     await context.close();
   }
