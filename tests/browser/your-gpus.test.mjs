@@ -142,6 +142,12 @@ test('phone (390 × 844): the verdict is on the first screen, before the form', 
   const form = await page.locator('#controls').boundingBox();
   assert.ok(form.y > box.y, 'the form comes after the verdict');
   await screenshot(page, 'yours-390-first-screen', { fullPage: false });
+  // Scrolled to the end, the total bar at the bottom covers nothing: the footer's last line sits above it.
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const bar = await page.locator('#quick').boundingBox();
+  const foot = await page.locator('footer.foot').boundingBox();
+  assert.ok(bar && bar.height > 0, 'the total bar is shown on a phone');
+  assert.ok(foot.y + foot.height <= bar.y, `the footer ends at ${foot.y + foot.height}px, the bar starts at ${bar.y}px`);
 });
 
 test('first paint: index.html holds the CLI\'s default figures (--bake), shown before the wasm and replaced by the core', async () => {
