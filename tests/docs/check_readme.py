@@ -15,6 +15,7 @@ README.md holds its figures where this script can read them:
   of tests/validation/*.json as the core gives it (the doctest cases of test_validation.cpp,
   test_serving_validation.cpp and test_cluster_validation.cpp run each row and print its error); then the
   known misses and the bounds.
+- the page's speed (its Limits line): each figure is one docs/page.md's Speed table states (bench/bench_page.mjs).
 The docs are checked the same way where they quote the same kind of figure: docs/memory-model.md's worked
 example (more CLI runs), docs/validation.md's tables (each row, by its id, shows the error the core gives).
 
@@ -435,6 +436,28 @@ def check_validation_doc(rows):
             fail(f"docs/validation.md has no table row for {row_id} (first cell: the id, with an 'error' column)")
 
 
+def check_page_speed(text):
+    """README's page figures (its Limits line: ms, and KiB gzip) are the ones docs/page.md's Speed section states
+    (measured by bench/bench_page.mjs)."""
+    line = re.search(r"- The page is .*?\n(?=- |\n)", text, re.S)
+    if not line:
+        fail("README.md: the Limits line on the page's size and speed is missing")
+        return
+    speed = read(os.path.join(ROOT, "docs", "page.md"))
+    table = speed[speed.index("### Speed (issue 23)"):]
+    table = table[:table.index("What changed")]
+    for figure in re.findall(r"(\d[\d,.]*) ms\b", line.group(0)):
+        if figure in ("16", "300"):  # the targets
+            continue
+        check(f"README page speed {figure} ms", figure if figure in table else "(not in docs/page.md's Speed table)", figure)
+    size = re.search(r"(\d+) KiB gzip", line.group(0))
+    measured = re.search(r"([\d.]+) KiB gzip", table)
+    if not size or not measured:
+        fail("README.md / docs/page.md: the page's gzip size is missing")
+    else:
+        check("README page size (KiB gzip)", size.group(1), str(round(float(measured.group(1)))))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -449,6 +472,7 @@ def main():
     rows = validation_rows(tests)
     check_accuracy(text, rows)
     check_validation_doc(rows)
+    check_page_speed(text)
     lines = len(text.splitlines())
     if lines > 300:
         fail(f"README.md has {lines} lines; the front page stays within 300 (the detail goes to docs/)")
