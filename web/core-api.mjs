@@ -35,6 +35,22 @@ function readText(core, method, key, fields) {
 const WARM_UP = '{"model_type": "llama", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4, ' +
   '"num_key_value_heads": 2, "num_hidden_layers": 2, "vocab_size": 1024, "max_position_embeddings": 2048}';
 
+// The core (Emscripten's createVramcalc, from vramcalc.js) on the WebAssembly.Module the page compiled once,
+// so a worker or the page's own thread starts it in milliseconds; rejects when the wasm fails to start or aborts
+// (core-worker.js, core-local.js). base: the folder of the core's files.
+export function instantiateCore(createVramcalc, module, base) {
+  return new Promise((resolve, reject) => {
+    createVramcalc({
+      locateFile: (file) => new URL(file, base).href,
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+        return {};
+      },
+      onAbort: (what) => reject(new Error(String(what))),
+    }).then(resolve, reject);
+  });
+}
+
 export function coreApi(core, kept = null) {
   const asJob = (job) => readText(core, 'jobFromText', 'job', job);
   const asCluster = (fields) => readText(core, 'clusterFromText', 'cluster', fields);

@@ -21,6 +21,8 @@
 //   need no CORS; the wasm and core-api.mjs do). Under Trusted Types the worker
 //   URLs go through a policy named 'vramcalc'.
 
+import { localCore } from './core-local.js';
+
 // A superseded answer may run this long before its worker is replaced: long
 // enough that ordinary answers (well under 10 ms; docs/page.md) never cost a
 // restart, short enough that typing is never held up noticeably.
@@ -30,8 +32,6 @@ const SUPERSEDED_TEXT = '1.5 s';
 // answers are bounded to well under a second natively; docs/hostile-input.md).
 export const LIMIT_MS = 10000;
 const LIMIT_TEXT = '10 s';
-
-import { localCore } from './core-local.js';
 
 export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });

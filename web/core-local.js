@@ -11,7 +11,7 @@
 // - after a trap here (this instance is never used again).
 // It is a second instance of the module the page compiled once for its
 // workers, so both threads run the same core and give the same answers.
-import { coreApi } from './core-api.mjs';
+import { coreApi, instantiateCore } from './core-api.mjs';
 
 // One 60 Hz frame: an answer slower than that would hold the next frame back.
 export const LOCAL_MS = 16;
@@ -41,14 +41,7 @@ export function localCore(compiled, base, scriptURL = (url) => url) {
   const ready = (async () => {
     const module = await compiled;
     await loadGlue(new URL('vramcalc.js', base).href, scriptURL);
-    const core = await globalThis.createVramcalc({
-      locateFile: (file) => new URL(file, base).href,
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module));
-        return {};
-      },
-    });
-    const here = coreApi(core);
+    const here = coreApi(await instantiateCore(globalThis.createVramcalc, module, base));
     await idle();
     here.warmUp();
     api = here;

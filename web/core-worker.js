@@ -35,18 +35,9 @@ async function init({ base, kept }) {
   importScripts(scriptURL(new URL('vramcalc.js', base).href));
   const apiModule = import(new URL('core-api.mjs', base).href);
   const module = await compiled;
-  const core = await new Promise((resolve, reject) => {
-    self.createVramcalc({
-      locateFile: (file) => new URL(file, base).href,
-      // The module compiled once by the page: a replacement worker starts in milliseconds.
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
-        return {};
-      },
-      onAbort: (what) => reject(new Error(String(what))),
-    }).then(resolve, reject);
-  });
-  const { coreApi } = await apiModule;
+  const { coreApi, instantiateCore } = await apiModule;
+  // The module compiled once by the page: a replacement worker starts in milliseconds.
+  const core = await instantiateCore(self.createVramcalc, module, base);
   api = coreApi(core, kept);
   return { options: JSON.parse(core.options()), gpus: JSON.parse(core.gpus()), hardware: JSON.parse(core.hardware()) };
 }
