@@ -45,8 +45,17 @@ export function loadModels() {
   }
   return modelsPromise;
 }
+// The catalog (loadModels' list) as the core's search and lookup read it: ids, names and Hub ids, no configs;
+// written once per list, so it crosses to the worker only when it changes (core-api.mjs useCatalog).
+let searchCatalog = { models: null, text: null };
+function catalogText(models) {
+  if (searchCatalog.models !== models) {
+    searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }) };
+  }
+  return searchCatalog.text;
+}
 // The catalog model `id` names (an id, alias or Hub id), or the core's "unknown model 'x'; did you mean …".
-export const lookupModel = (catalog, id, opts) => core().call('lookupModel', [catalog, id], { field: 'model', ...opts });
+export const lookupModel = (models, id, opts) => core().call('lookupModel', [catalogText(models), id], { field: 'model', ...opts });
 
 // A form, URL or attribute value as the core expects it: as typed. Text goes to the core, whose one
 // value parser (core/text/values.hpp, the CLI's too) reads each job field's text by the field's kind
@@ -78,7 +87,7 @@ export const matrix = (configText, job, opts) => core().call('matrix', [configTe
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
 export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
-export const searchModels = (catalog, query, opts) => core().call('searchModels', [catalog, query], { field: 'search', ...opts });
+export const searchModels = (models, query, opts) => core().call('searchModels', [catalogText(models), query], { field: 'search', ...opts });
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
 export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });

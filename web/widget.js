@@ -36,10 +36,6 @@ try {
 }
 const jobKeys = Object.keys(defaults);
 const attributeName = (key) => key.replaceAll('_', '-');
-// The catalog as the core's lookup reads it (ids, names and Hub ids), built once from models.json.
-let catalogText = null;
-const catalogOf = (models) => (catalogText ??= JSON.stringify({
-  ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }));
 
 // The shadow root's parts, built without markup strings.
 function build(root) {
@@ -147,7 +143,7 @@ class VramCalc extends HTMLElement {
   async #model(models, id, signal) {
     const exact = models.find((m) => m.id === id);
     if (exact) return { model: exact };
-    const found = await lookupModel(catalogOf(models), id, { signal });
+    const found = await lookupModel(models, id, { signal });
     if (found.cancelled) return { cancelled: true };
     return found.ok ? { model: models.find((m) => m.id === found.id) } : { error: found.error };
   }

@@ -57,7 +57,6 @@ export function sourceControl() {
 // -Instruct / -chat / -it / -Base, aliases such as llama3, r1, phi4), best first. The list shows the
 // matches in the core's order and the count counts them; the selected model, when it does not match,
 // stays under "Selected" (so the list never loses it), apart from the count.
-let searchCatalog = null;  // the catalog as the core's search reads it: ids, names and Hub ids
 let searchSerial = 0;
 function listModels(ids, selected) {
   const byId = new Map(models.map((m) => [m.id, m]));
@@ -92,8 +91,7 @@ async function filterModels(pickOne = true) {
     $('search-status').textContent = '';
     return;
   }
-  searchCatalog ??= JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id }) => ({ id, name, hf_id, config: {} })) });
-  const answer = await searchModels(searchCatalog, hubIdOf(raw) ?? raw);
+  const answer = await searchModels(models, hubIdOf(raw) ?? raw);
   if (mine !== searchSerial || answer.cancelled) return;
   if (!answer.ok) {
     $('search-status').textContent = answer.error.text ?? answer.error.message;
