@@ -17,7 +17,7 @@ import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { loadVramcalc, repo } from '../tests/wasm/load_wasm.mjs';
-import { startServer, launchBrowser } from '../tests/browser/harness.mjs';
+import { startServer, launchBrowser, pagePolicy } from '../tests/browser/harness.mjs';
 
 // VRAMCALC_WEB: another copy of web/ to measure (e.g. an older page with the same wasm), for before/after figures.
 const web = process.env.VRAMCALC_WEB ? path.resolve(process.env.VRAMCALC_WEB) : path.join(repo, 'web');
@@ -155,9 +155,9 @@ const mime = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/jav
 const gzipped = new Map();
 // The header a host sends: the page's own policy, as its <meta> states it (docs/page.md).
 function pageCsp() {
-  const meta = readFileSync(path.join(web, 'index.html'), 'utf8').match(/http-equiv="Content-Security-Policy" content="([^"]+)"/);
-  if (!meta) throw new Error('index.html has no Content-Security-Policy <meta>');
-  return meta[1];
+  const policy = pagePolicy(readFileSync(path.join(web, 'index.html'), 'utf8'));
+  if (!policy) throw new Error('index.html has no Content-Security-Policy <meta>');
+  return policy;
 }
 function gzipServer() {
   return startServer(web, {

@@ -36,13 +36,21 @@ export function bakedPage(html, bake) {
 // The CSP source allowing exactly this inline text.
 const hashSource = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
+// A Content-Security-Policy with sources added to some of its directives ({ 'script-src': [...], ... }).
+export function withSources(policy, sources) {
+  return policy.split(';').map((directive) => {
+    const added = sources[directive.trim().split(/\s+/)[0]] ?? [];
+    return added.length ? `${directive.trimEnd()} ${added.join(' ')}` : directive;
+  }).join(';');
+}
+
 // The page with its stylesheets and first-view.js inline, and the policy (its <meta>) allowing just those.
 export function inlinedPage(html, web) {
   const hashes = { 'script-src': [], 'style-src': [] };
   const read = (file, tag) => {
     const text = readFileSync(path.join(web, file), 'utf8');
     if (text.toLowerCase().includes(`</${tag}`)) throw new Error(`bake: ${file} holds "</${tag}", which would end the inline <${tag}>`);
-    hashes[`${tag === 'style' ? 'style' : 'script'}-src`].push(hashSource(text));
+    hashes[`${tag}-src`].push(hashSource(text));
     return text;
   };
   let out = html.replace(/<link rel="stylesheet" href="([^"]+)">/g, (all, file) => `<style>${read(file, 'style')}</style>`);
@@ -50,10 +58,7 @@ export function inlinedPage(html, web) {
   if (!hashes['script-src'].length) throw new Error('bake: page.html has no <script src="first-view.js">');
   let policy = null;
   out = out.replace(/(<meta http-equiv="Content-Security-Policy" content=")([^"]+)(">)/, (all, open, content, close) => {
-    policy = content.split(';').map((directive) => {
-      const name = directive.trim().split(/\s+/)[0];
-      return hashes[name] ? `${directive.trimEnd()} ${hashes[name].join(' ')}` : directive;
-    }).join(';');
+    policy = withSources(content, hashes);
     return `${open}${policy}${close}`;
   });
   if (!policy) throw new Error('bake: page.html has no Content-Security-Policy <meta>');

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateRawSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { withSources } from '../../scripts/bake.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, '..', '..');
@@ -28,14 +29,14 @@ export const STRICT_CSP = "script-src 'self' 'wasm-unsafe-eval'; style-src 'self
 // A host sends the page's policy: the hashes of its inline styles and script (index.html, written by
 // scripts/bake.mjs; web/_headers) join the header's script-src and style-src, so those run and nothing
 // else inline does.
+// The policy a page states in its <meta> ('' when none).
+export const pagePolicy = (html) => html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
 export function withPageHashes(csp, html) {
-  const meta = html.match(/http-equiv="Content-Security-Policy" content="([^"]+)"/)?.[1] ?? '';
-  const hashesOf = (name) => meta.split(';').map((d) => d.trim().split(/\s+/)).find(([n]) => n === name)?.filter((t) => t.startsWith("'sha256-")) ?? [];
-  return csp.split(';').map((directive) => {
-    const name = directive.trim().split(/\s+/)[0];
-    const hashes = name === 'script-src' || name === 'style-src' ? hashesOf(name) : [];
-    return hashes.length ? `${directive.trimEnd()} ${hashes.join(' ')}` : directive;
-  }).join(';');
+  const hashes = {};
+  for (const [name, ...sources] of pagePolicy(html).split(';').map((d) => d.trim().split(/\s+/))) {
+    if (name === 'script-src' || name === 'style-src') hashes[name] = sources.filter((s) => s.startsWith("'sha256-"));
+  }
+  return withSources(csp, hashes);
 }
 
 // Options: csp (header for HTML, default STRICT_CSP), override(pathname, url) ->
