@@ -3,13 +3,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# ccache, where installed, for both trees (as scripts/build-sanitized.sh): a second worktree or a clean
+# clone rebuilds from the cache.
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build -j"$jobs"
 
 # emcc's optimizer needs Debian's acorn module.
 export NODE_PATH=/usr/share/nodejs
-emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
 cmake --build build-wasm -j"$jobs"
 # The page's catalog: models.json summarised by the core (configs and parameter counts).
 build/vramcalc --list --json > web/models.json
