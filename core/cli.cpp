@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/answer.hpp"
 #include "api/api.hpp"
 #include "api/catalog.hpp"
 #include "api/intents.hpp"
@@ -100,7 +101,10 @@ Job (defaults in brackets):
   --device-gb X | --device-gib X   your GPU by its memory instead of an id
   --units gb|gib|mib    the unit of every size written [gb]; --recommend-from auto|datacenter|workstation|consumer|any
   --job PATH            read job fields from a JSON file (flags override)
-  --json                print the estimate as JSON
+  --intent I            run_locally | serve | fine_tune | pretrain: the page's entry point, its recipe for the model
+  --fp8-recipe R        FP8 training: tensorwise | rowwise | rowwise_gw_hp | mxfp8 | te_delayed | te_current | blockwise
+  --json                print the answer as JSON (docs/answer.md: the estimate, verdict, cards, recipe, what
+                        fits, charts, planner, matrix): the page's and the widget's answer
   --ladder | --intents | --search TEXT   JSON: the llama.cpp quant ladder for --gpu (full / partial -ngl N /
                         too large), the page's four entry points, or catalog models as the page finds them
   --bake                print the page's first view as one line of JSON (the estimate of the job and of
@@ -175,7 +179,7 @@ int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
     bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false, bake = false;
     bool ladder = false, intents_only = false, search_given = false;
-    std::string search;
+    std::string search, intent, fp8_recipe;
     json cluster_fields = json::object();
     std::string question, checkpoint_path;
     json job_fields = json::object();
@@ -198,6 +202,8 @@ int run(int argc, char** argv) {
         else if (arg == "--ladder") ladder = true;
         else if (arg == "--intents") intents_only = true;
         else if (arg == "--search") search = value("search.query"), search_given = true;
+        else if (arg == "--intent") intent = value("intent");
+        else if (arg == "--fp8-recipe") fp8_recipe = value("fp8");
         else if (arg == "--list") list = true;
         else if (arg == "--solve") question = value("question");
         else if (arg == "--model") model_id = value("model");
@@ -235,6 +241,7 @@ int run(int argc, char** argv) {
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
     job_fields.update(job_from_text(job_flags, TextSource::Flag));  // flags override the --job file's fields
     // --gpu alone asks the planner, unless the job names a serving engine or a question.
+    const bool planner_named = plan;  // --plan or a cluster flag: the planner's own error is the command's
     if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
     json cluster_given = cluster_from_text(cluster_flags, TextSource::Flag);
     if (!plan) cluster_given.erase("gpu");
@@ -277,7 +284,7 @@ int run(int argc, char** argv) {
     }
 
     json config;
-    std::string name;
+    std::string name, model_name;
     if (!params.empty()) {
         json count = value_from_text(params, ValueKind::Number);
         config = config_path.empty() ? json::object() : parse_json_text(read_file(config_path, "config"), "config");
@@ -291,6 +298,7 @@ int run(int argc, char** argv) {
         const auto models = parse_models(read_file(models_path, "models.json"));
         const ModelEntry& entry = find_model(models, model_id);
         config = entry.config;
+        model_name = entry.name;
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
     }
 
@@ -307,25 +315,13 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (bake) {
-        // The page's first paint: the estimate as the page asks for it, and its counterpart
-        // (the same job in the other mode), from the same core the wasm runs.
-        json other = job_fields;
-        other["mode"] = trains(job) ? "inference" : "train";
-        for (const char* key : {"engine", "vllm_version", "vllm_engine"}) other.erase(key);
-        const std::string counterpart = estimate_json(model, parse_job(other), estimate(model, parse_job(other)));
-        std::cout << "{\"ok\":true,\"model\":" << json(model_id).dump() << ",\"job\":" << job_fields.dump()
-                  << ",\"estimate\":" << estimate_json(model, job, estimate(model, job)) << ",\"counterpart\":" << counterpart
-                  << "}\n";
-        return 0;
-    }
-    if (plan) {
-        if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
-        cluster_fields.update(cluster_given);
-        const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
-        // The text answer leads with the verdict for the GPU given (the planner times the layout either way).
-        std::string lead;  // an estimate's error is not this question's: the planner's own answer stands
-        try { lead = !as_json && job.gpu ? estimate(model, job).verdict.text + "\n\n" : ""; } catch (const InputError&) {}
-        std::cout << (as_json ? nlohmann::json::parse(answer).dump(2) + "\n" : lead + format_cluster_report(answer));
+        // The page's first paint: the head of the answer to the default question (its counterpart inside), from
+        // the same core the wasm runs.
+        const json asked = {{"model_name", model_name}, {"job", job_fields}, {"parts", {"head"}}};
+        const json head = json::parse(answer_for(model, asked.dump()));
+        if (!head.value("ok", false)) throw InputError(head["error"].value("field", "job"), head["error"].value("message", "refused"));
+        std::cout << json{{"ok", true}, {"model", model_id}, {"job", job_fields}, {"estimate", head}, {"counterpart", head["counterpart"]}}.dump()
+                  << "\n";
         return 0;
     }
     if (!question.empty()) {
@@ -338,11 +334,27 @@ int run(int argc, char** argv) {
         std::cout << parsed.dump(2) << "\n";
         return 0;
     }
-    const Estimate e = estimate(model, job);
-    if (as_json)
-        std::cout << nlohmann::json::parse(estimate_json(model, job, e)).dump(2) << "\n";
-    else
-        std::cout << format_report(name, job, e);
+    // The one answer (docs/answer.md), as the page and the widget get it: the same question, in JSON or as text.
+    if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
+    cluster_fields.update(cluster_given);
+    json asked = {{"model_name", model_name}, {"job", job_fields}, {"cluster", cluster_fields}};
+    if (!intent.empty()) asked["intent"] = intent;
+    if (!fp8_recipe.empty()) asked["fp8"] = fp8_recipe;
+    if (!as_json) {
+        std::cout << answer_text(model, asked.dump(), name, planner_named ? Planner::Named : plan ? Planner::Shown : Planner::None);
+        return 0;
+    }
+    const json answer = json::parse(answer_for(model, asked.dump()));
+    if (!answer.value("ok", false)) {
+        std::cerr << "vramcalc: error: " << answer["error"]["message"].get<std::string>() << "\n";
+        return 2;
+    }
+    // The planner asked for by name (--plan, a cluster flag): its own error is the command's.
+    if (planner_named && !answer["planner"].value("ok", false)) {
+        std::cerr << "vramcalc: error: " << answer["planner"]["error"]["message"].get<std::string>() << "\n";
+        return 2;
+    }
+    std::cout << answer.dump(2) << "\n";
     return 0;
 }
 

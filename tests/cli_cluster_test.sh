@@ -23,7 +23,8 @@ expect "unknown fabric" 2 "^vramcalc: error: cluster.fabric: unknown fabric" -- 
 expect "bad efficiency" 2 "^vramcalc: error: cluster.compute_efficiency: must be between" -- --plan --cluster-compute-efficiency 7
 expect "bad field" 2 "^vramcalc: error: cluster.warp: unknown field" -- --cluster-warp 9
 expect "layout split" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide cluster.gpus \(12\)" -- --mode train --gpus 12 --plan --cluster-layout '{"tp":8}'
-expect "layout from job" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide cluster.gpus \(12\)" -- --mode train --gpus 12 --tp 8 --plan
+# One question, one answer (issue 33): the job's own layout error comes first, naming the job's field.
+expect "layout from job" 2 "^vramcalc: error: job.gpus: must be a multiple of tp × pp \(8 × 1\), got 12" -- --mode train --gpus 12 --tp 8 --plan
 expect "layout json" 0 "Training step \(TP 2 × PP 2 × DP 2, ZeRO-1" -- --mode train --gpus 8 --cluster-layout '{"tp":2,"pp":2,"zero":1}'
 expect "missing value" 2 "^vramcalc: error: cluster.gpu: missing value" -- --gpu
 # Token budgets as people write them (issue 23), and nonsense refused naming the field.

@@ -159,7 +159,12 @@ TEST_CASE("charts: a range around the job capped at the model's context, ticks a
     CHECK(c["y"]["scale"] == "linear");
     const json& ticks = c["y"]["ticks"];
     CHECK(ticks.front()["bytes"] == 0);
-    CHECK(ticks.back()["bytes"].get<double>() >= c["y"]["max_bytes"].get<double>());
+    // Every mark inside the drawn range (issue 33: none past it, drawn on the edge with the wrong figure),
+    // the last within one step of its top: 0, 10, 20 GB under the 25.38 GB line (no 30 GB on its edge).
+    const double top = c["y"]["max_bytes"].get<double>(), step = ticks[1]["bytes"].get<double>();
+    for (const json& t : ticks) CHECK(t["bytes"].get<double>() <= top);
+    CHECK(ticks.back()["bytes"].get<double>() > top - step);
+    CHECK(ticks.back()["text"] == "20 GB");
     // Batch from 1: 1 … 16, and a log axis once totals spread past 10×.
     const json b = json::parse(chart_current(R"({"mode":"train","seq":8192})", "batch"));
     CHECK(b["points"].front()["value"] == 1);

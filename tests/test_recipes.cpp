@@ -77,7 +77,10 @@ TEST_CASE("QLoRA checkpoints activations by default, as its recipes do; a framew
     const Job q = test::job({{"mode", "qlora"}});
     CHECK(q.checkpointing == Checkpointing::Full);
     REQUIRE(q.assumptions.size() == 1);
-    CHECK(q.assumptions[0].rfind("qlora: checkpointing = \"full\" (peft utils/other.py", 0) == 0);
+    CHECK(q.assumptions[0].by == "QLoRA fine-tuning");
+    CHECK(q.assumptions[0].key == "checkpointing");
+    CHECK(q.assumptions[0].value == "\"full\"");
+    CHECK(q.assumptions[0].source.rfind("peft utils/other.py", 0) == 0);
     CHECK(test::job({{"mode", "qlora"}, {"checkpointing", "none"}}).checkpointing == Checkpointing::None);
     CHECK(test::job({{"mode", "lora"}}).checkpointing == Checkpointing::None);   // LoRA on a 16-bit base: as before
     CHECK(test::job({{"mode", "train"}}).checkpointing == Checkpointing::None);

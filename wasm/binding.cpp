@@ -3,6 +3,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include "api/answer.hpp"
 #include "api/api.hpp"
 #include "api/catalog.hpp"
 #include "api/chart.hpp"
@@ -30,6 +31,14 @@ emscripten::val sweep_view(const std::string& job_json, const std::string& axis,
                           t.header.size(), reinterpret_cast<const unsigned char*>(t.header.data()))));
     out.set("numbers", emscripten::val(emscripten::typed_memory_view(t.numbers.size(), t.numbers.data())));
     return out;
+}
+
+// The one answer's bytes, as estimate_view's (decoded at once by the caller).
+emscripten::val answer_view(const std::string& question_json) {
+    thread_local std::string answer;
+    answer = vramcalc::answer_current(question_json);
+    return emscripten::val(
+        emscripten::typed_memory_view(answer.size(), reinterpret_cast<const unsigned char*>(answer.data())));
 }
 
 }  // namespace
@@ -60,6 +69,8 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("chart", &vramcalc::chart_current);
     emscripten::function("ladder", &vramcalc::ladder_current);
     emscripten::function("intents", &vramcalc::intents_json);
+    // Issue 33: one question (machine, intent, job) in, one answer out (docs/answer.md).
+    emscripten::function("answer", &answer_view);
     // The one value parser for text (URL parameters, form fields, widget attributes): core/api/job_text.hpp.
     emscripten::function("jobFromText", &vramcalc::job_text_request);
     emscripten::function("clusterFromText", &vramcalc::cluster_text_request);

@@ -8,7 +8,7 @@ import { initJob, readJob, touch } from './panels/job.js';
 import { initModel, fetchHub } from './panels/model.js';
 import { initCheckpoint, isCheckpointFile, openCheckpointFile } from './panels/checkpoint.js';
 import { initYours } from './panels/your-gpus.js';
-import { initIntents } from './panels/intents.js';
+import { initIntents, leaveIntent } from './panels/intents.js';
 import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
@@ -70,6 +70,9 @@ for (const type of ['input', 'change']) {
   form.addEventListener(type, (e) => {
     if (e.target.closest('.source, .checkpoint, #your-gpus')) return;  // handled by their panels
     if (!typed(e) && type === 'input') return;  // its change event follows
+    // Changing what the intent is about hands its recipe's values to the user (panels/intents.js).
+    if (['mode', 'framework', 'engine'].includes(e.target.name)) leaveIntent(state.result, fieldIds, e.target.name);
+    if (e.target.id === 'fp8_recipe') state.fp8 = e.target.value;
     if (e.target.name) touch(e.target.name);
     let push = true;
     if (typed(e)) {
@@ -91,6 +94,7 @@ $('compare-add').addEventListener('click', () => {
   const q = stateQuery(readJob());
   q.delete('cmp');
   q.delete('fit');
+  for (const key of [...q.keys()]) if (key.startsWith('cl_')) q.delete(key);
   // Fields at their default value say nothing: the same job typed two ways is one setup.
   for (const [key, value] of [...q]) if (key in defaults && String(defaults[key]) === value) q.delete(key);
   const setup = q.toString();

@@ -37,7 +37,7 @@ export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });
 
 // Methods whose first argument is the config text (sent once while unchanged).
-const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'sweep', 'matrix', 'solve', 'cluster', 'chart', 'attachCheckpoint', 'ladder']);
+const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'answer', 'sweep', 'matrix', 'solve', 'cluster', 'chart', 'attachCheckpoint', 'ladder']);
 
 let policy;
 const trustedURLs = new Set();

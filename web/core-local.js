@@ -17,7 +17,7 @@ import { coreApi, instantiateCore } from './core-api.mjs';
 export const LOCAL_MS = 16;
 const SLOW_TIMES = 3;
 const LOCAL_CONFIG_CHARS = 256 * 1024;
-const LOCAL_METHODS = new Set(['estimatePair']);
+const LOCAL_METHODS = new Set(['estimatePair', 'answer']);
 
 // Emscripten's classic script (vramcalc.js) defines createVramcalc. scriptURL: the URL as the page's
 // Trusted Types want it (core-client.js trustedScriptURL).

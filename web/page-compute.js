@@ -1,27 +1,27 @@
-// Turns the page's state into core calls and renders the answers. The core
-// runs in a worker (core-client.js): every call is awaited, and each input
-// supersedes the one before it (a small job's totals come from the same core
-// on this thread, in the input's own task: core-local.js):
+// Turns the page's state into the one question the core answers (docs/answer.md: your machine, the
+// intent, the job) and renders its answer. The core runs in a Web Worker (core-client.js): every call is
+// awaited, and each input supersedes the one before it (a small job's head comes from the same core on
+// this thread, in the input's own task: core-local.js):
 // - the input's AbortController is aborted by the next input, so its calls
 //   still waiting never run and its answers are dropped;
 // - while an answer is on its way, the figures on screen are the last good
 //   ones, marked busy (aria-busy) and dimmed (after a short delay, style.css),
 //   never shown as if they were the new input's;
-// - the totals and breakdown paint first; charts, "what fits", comparisons
-//   and the cluster planner follow, one per task, only for the latest input.
+// - the head (verdict, cards, breakdown, notes) paints first; the later parts of the same answer (the
+//   ladder, charts, what fits, the matrix, the planner) follow, one per task, each asked with the same
+//   question, only for the latest input. The page does no arithmetic: every part is the core's.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { estimate, estimatePair, estimatePairNow, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
-  onCoreStatus } from './vramcalc-client.js';
+import { answer, answerNow, jobValue, onCoreStatus } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
-import { state, pastedConfigOf, yourJobFields } from './state.js';
+import { state, pastedConfigOf, questionFor } from './state.js';
 import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { drawChart, drawTimeline } from './panels/charts.js';
 import { renderMatrix, renderCompare } from './panels/compare.js';
-import { fitsGpu, fitsJob, renderFits } from './panels/fits.js';
+import { renderFits } from './panels/fits.js';
 import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
@@ -72,6 +72,8 @@ function clearCoreStatus() {
 
 // The control that an error's field belongs to.
 function controlFor(field) {
+  if (field === 'intent') return document.querySelector('#intents button') ?? null;
+  if (field === 'fp8') return $('fp8_recipe');
   if (field.startsWith('job.')) {
     const key = field.slice(4).split(/[.[]/)[0];
     return yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
@@ -115,37 +117,39 @@ async function remembered(kind, config, args, ask) {
   return answer;
 }
 
-// One core call per chart: its range, axes, point labels and the user's GPU's line (charts.js).
-async function renderChart(text, job, axis, signal) {
-  // The job carries the user's GPUs and units (panels/job.js readJob), so the core draws that GPU's line.
-  const answer = await remembered(`chart-${axis}`, text, job, () => chart(text, job, axis, { signal }));
-  if (!answer.cancelled) drawChart($(axis === 'seq' ? 'chart-seq' : 'chart-batch'), answer);
+// One part of the answer to the question on screen (the same question as its head: its own parts agree).
+function part(kind, text, question, signal) {
+  return remembered(kind, text, question, () => answer(text, { ...question, parts: [kind] }, { signal }));
 }
 
-async function renderFitsPanel(text, job, result, signal) {
-  const gpu = fitsGpu(result);
-  if (!gpu) return;
-  const ask = fitsJob(job, gpu);
-  const answers = await remembered('fits', text, ask, () => Promise.all(page.options.questions.map(async (question) =>
-    ({ question, answer: await solve(text, ask, question, { signal }) }))));
-  if (answers.some((a) => a.answer.cancelled)) return;
-  renderFits(result, gpu, answers);
+// Both charts from the answer's charts part: each its range, axes, point labels and your GPU's line (charts.js).
+async function renderCharts(text, question, signal) {
+  const a = await part('charts', text, question, signal);
+  if (a.cancelled) return;
+  drawChart($('chart-seq'), a.ok ? a.charts.seq : a);
+  drawChart($('chart-batch'), a.ok ? a.charts.batch : a);
+}
+
+async function renderFitsPanel(text, question, signal) {
+  const a = await part('what_fits', text, question, signal);
+  if (a.cancelled) return;
+  renderFits(a.ok ? a.what_fits : { text: a.error.text ?? a.error.message, rows: [] });
 }
 
 // Run locally (llama.cpp / Ollama): the quant ladder on your GPU.
 const LOCAL_ENGINES = ['llamacpp', 'ollama'];
-async function renderLadderPanel(text, job, result, signal) {
+async function renderLadderPanel(text, question, result, signal) {
   if (result.job.mode !== 'inference' || !LOCAL_ENGINES.includes(result.job.engine)) { renderLadder(null); return; }
-  const answer = await remembered('ladder', text, job, () => ladder(text, job, { signal }));
-  if (answer.cancelled) return;
-  renderLadder(answer);
+  const a = await part('ladder', text, question, signal);
+  if (a.cancelled) return;
+  renderLadder(a.ok ? a.ladder : a);
 }
 
 let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
-async function renderComparisons(text, job, result, signal) {
-  const m = await remembered('matrix', text, job, () => matrix(text, job, { signal }));
-  if (m.cancelled) return;
-  if (m.ok) renderMatrix($('matrix'), m, result.job);
+async function renderComparisons(text, question, result, signal) {
+  const a = await part('matrix', text, question, signal);
+  if (a.cancelled) return;
+  if (a.ok && a.matrix.ok) renderMatrix($('matrix'), a.matrix, result.job);
   const setups = await Promise.all(state.compare.map((query) => setupFor(new URLSearchParams(query), signal)));
   if (setups.some((s) => s.result.cancelled)) return;
   renderCompare($('compare'), setups, (i) => {
@@ -161,13 +165,12 @@ async function renderComparisons(text, job, result, signal) {
   }
 }
 
-// A saved setup (its query string) as a title and a core answer.
+// A saved setup (its query string) as a title and the head of the core's answer to its own question.
 async function setupFor(q, signal) {
   const { fieldIds, defaults, models } = page;
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
   const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
-  Object.assign(job, yourJobFields(yours, units));
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
   let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
@@ -182,11 +185,11 @@ async function setupFor(q, signal) {
   } else {
     text = pastedConfigOf(q) || null;
   }
-  const result = text ? await estimate(text, job, { signal })
+  const asked = questionFor({ job, name: title, yours, units, intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
+    cluster: {}, parts: ['head'] });
+  const result = text ? await answer(text, asked, { signal })
     : { ok: false, error: { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
-  const j = result.ok ? result.job : { ...defaults, ...job };
-  const subtitle = `${modeTitle(j.mode)} · ${result.ok ? result.weight_format : j.dtype} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}`;
-  return { title, subtitle, result };
+  return { title, subtitle: result.ok ? result.recipe.text : '', result };
 }
 
 // The timeline shows live tensors per phase; its caption says what the total adds (the core's texts).
@@ -197,33 +200,32 @@ function renderTimeline(result) {
     `is the peak plus ${overhead ? overhead.text : 'the overhead'} of allocator slack and CUDA context.`;
 }
 
-async function renderClusterPanel(text, job, signal) {
+async function renderClusterPanel(text, question, signal) {
   const panel = page.clusterPanel();
-  clusterArgs = { text, job };
+  clusterArgs = { text, question };
   if (!panel) return;
-  const answer = await clusterPlan(text, job, panel.request(), { signal });
-  if (answer.cancelled) return;
-  panel.render(answer);
+  const a = await part('planner', text, { ...question, cluster: panel.request() }, signal);
+  if (a.cancelled) return;
+  panel.render(a.ok ? a.planner : a, a.ok ? a.planner_check : null, state.result);
   markScrollable($('cluster'));
 }
-let clusterArgs = null;  // the latest result's config and job, for the cluster panel when its module arrives
+let clusterArgs = null;  // the latest result's config and question, for the cluster panel when its module arrives
 export function clusterPanelLoaded() {
-  if (clusterArgs && state.result) renderClusterPanel(clusterArgs.text, clusterArgs.job, controller.signal);
+  if (clusterArgs && state.result) renderClusterPanel(clusterArgs.text, clusterArgs.question, controller.signal);
 }
 
-// The panels after the totals, for one answer. An invalid input cancels the
+// The panels after the head, for one answer. An invalid input cancels the
 // pending ones; the dimmed page then finishes them for the last good answer,
 // so every panel shows the same job as the cards.
 let lastGood = null;
-function secondaryTasks({ text, job, result }) {
+function secondaryTasks({ text, question, result }) {
   return [
-    (signal) => renderLadderPanel(text, job, result, signal),
-    (signal) => renderChart(text, job, 'seq', signal),
-    (signal) => renderChart(text, job, 'batch', signal),
+    (signal) => renderLadderPanel(text, question, result, signal),
+    (signal) => renderCharts(text, question, signal),
     () => renderTimeline(result),
-    (signal) => renderFitsPanel(text, job, result, signal),
-    (signal) => renderComparisons(text, job, result, signal),
-    (signal) => renderClusterPanel(text, job, signal),
+    (signal) => renderFitsPanel(text, question, signal),
+    (signal) => renderComparisons(text, question, result, signal),
+    (signal) => renderClusterPanel(text, question, signal),
     () => markScrollable(document),
   ];
 }
@@ -290,34 +292,41 @@ async function compute() {
       : 'Paste or drop a config.json to see what it needs.' });
   }
   if (checkpointError) return fail(checkpointError, true);
-  const job = readJob({ forCore: true });
-  // A small job's totals on this thread, in the input's own task (painted in the next frame); else the worker's.
-  let answer = estimatePairNow(text, job);
-  if (answer === undefined) {
+  const question = currentQuestion();
+  const head = { ...question, parts: ['head'] };
+  // A small job's head on this thread, in the input's own task (painted in the next frame); else the worker's.
+  let result = answerNow(text, head);
+  if (result === undefined) {
     pending(true);
-    answer = await estimatePair(text, job, { signal });
-    if (mine !== serial || answer.cancelled) return undefined;
+    result = await answer(text, head, { signal });
+    if (mine !== serial || result.cancelled) return undefined;
   }
-  // A trap or a stop answers an error instead of the pair.
-  const { result, other } = answer.result ? answer : { result: answer, other: null };
-  if (!result.ok) return fail(result.error, result.error.field.startsWith('job'));
+  if (!result.ok) return fail(result.error, /^(job\.|intent|fp8)/.test(result.error.field));
   pending(false);
   clearFieldErrors();
   showEffective(result.job, result.weight_format);
   showState('result');
   state.result = result;
   state.resultConfig = text;
-  state.other = other;
-  renderResults(result, other, { name: modelName(), options: page.options });
-  lastGood = { text, job, result };
+  state.other = result.counterpart;
+  renderResults(result, { name: modelName(), options: page.options });
+  lastGood = { text, question, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;
+}
+
+// The question on screen: your machine, the intent, the job fields you set (no serving engine on a
+// training job), the FP8 recipe and the planner's fields (docs/answer.md).
+export function currentQuestion() {
+  const job = readJob();
+  if ((job.mode ?? page.defaults.mode) !== 'inference') delete job.engine;
+  return questionFor({ job, name: modelName() });
 }
 
 // The core on this thread has started: one answer for the job on screen, discarded, so the wasm has
 // compiled what the next input's totals need before it comes (core-local.js).
 export function warmLocalTotals() {
-  if (lastGood) estimatePairNow(lastGood.text, lastGood.job);
+  if (lastGood) answerNow(lastGood.text, { ...lastGood.question, parts: ['head'] });
 }
 
 // One place every change goes through: the address (url false: it already

@@ -9,6 +9,7 @@ import { MAX_JSON_TEXT, tooLargeMessage, jobFromText } from './vramcalc-client.j
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
+import { showIntent } from './panels/intents.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -64,6 +65,10 @@ export async function applyQuery(q) {
     s.hubId = q.get('hf');
   }
   applyYours(q);
+  state.intent = q.get('intent') ?? '';
+  state.fp8 = q.get('fp8_recipe') ?? '';
+  if ($('fp8_recipe')) $('fp8_recipe').value = state.fp8;
+  showIntent();
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();

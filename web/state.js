@@ -19,6 +19,10 @@ export const state = {
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
   yourGpus: { gpu: '', count: '1', customGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
+  // The entry point chosen (the core's intents: run_locally, serve, fine_tune, pretrain; '' none): sent to the
+  // core with the job, which applies its recipe for the model under the fields the user set (issue 33).
+  intent: '',
+  fp8: '',             // FP8 training recipe (the core's options().fp8_recipes; '' none)
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   result: null,        // last good estimate and its counterpart
@@ -53,6 +57,28 @@ export function yourJobFields(yours = state.yourGpus, units = state.units) {
   return job;
 }
 
+// Your GPUs as the question's machine (api/question.hpp): the GPU or its memory, and the count, as typed.
+export function yourMachine(yours = state.yourGpus, units = state.units) {
+  const { units: _units, ...machine } = yourJobFields(yours, units);
+  return machine;
+}
+
+// The one question the page asks the core (docs/answer.md): the model's name, your machine, the intent,
+// the job fields the user set (units among them), the FP8 recipe and the planner's fields.
+export function questionFor({ job, name = '', yours = state.yourGpus, units = state.units, intent = state.intent, fp8 = state.fp8,
+  cluster = state.cluster, parts } = {}) {
+  const q = { model_name: name.slice(0, 200), machine: yourMachine(yours, units), job: { ...job } };
+  if (units !== 'gb') q.job.units = units;
+  if (intent) q.intent = intent;
+  if (fp8) q.fp8 = fp8;
+  const planner = { ...cluster };
+  delete planner.gpu;
+  delete planner.gpus;
+  q.cluster = planner;
+  if (parts) q.parts = parts;
+  return q;
+}
+
 function withoutConfig(setup) {
   const q = new URLSearchParams(setup);
   if (q.has('config')) q.set('config', '');
@@ -70,6 +96,8 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
+  if (state.intent) q.set('intent', state.intent);
+  if (state.fp8) q.set('fp8_recipe', state.fp8);
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;

@@ -82,6 +82,10 @@ export const estimatePair = (configText, job, opts) => core().call('estimatePair
 // slow config, a checkpoint attached): then estimatePair. startLocalCore starts it (the page, after its first answer).
 export const estimatePairNow = (configText, job) => core().now('estimatePair', [configText, job]);
 export const startLocalCore = () => core().startLocal();
+// The one answer (docs/answer.md) to one question: { model_name, machine, intent, job, fp8, cluster, parts }.
+export const answer = (configText, question, opts) => core().call('answer', [configText, question], opts);
+// The same on the page's own thread (the head's parts, for a small job), or undefined: then answer.
+export const answerNow = (configText, question) => core().now('answer', [configText, question]);
 export const sweep = (configText, job, axis, values, opts) => core().call('sweep', [configText, job, axis, values], opts);
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);

@@ -18,8 +18,10 @@
 // URL is resolved against this module's own (import.meta.url); when the core
 // cannot start there (CORS, the host's CSP or Trusted Types), the element says
 // why in plain words. Errors are the core's own text, led by the field's label
-// ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean".
-import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
+// ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean". The figures are the head
+// of the core's one answer (docs/answer.md), the page's and the CLI's --json: the same question, the same
+// verdict, headline and recipe; intent="fine_tune" (or any of the page's four) applies that recipe.
+import { loadCore, loadModels, lookupModel, answer, jobFromText, onCoreStatus } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
 
@@ -50,12 +52,13 @@ function build(root) {
     bar: el('div', { class: 'bar', role: 'img' }),
     tbody: el('tbody'),
     fit: el('p', { class: 'fit' }),
+    recipe: el('p', { class: 'ratio recipe' }),
     ratio: el('p', { class: 'ratio' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.ratio);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.recipe, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -76,7 +79,7 @@ class VramCalc extends HTMLElement {
   #serial = 0;
 
   static get observedAttributes() {
-    return ['model', 'calculator', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
+    return ['model', 'calculator', 'intent', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
   }
 
   constructor() {
@@ -134,6 +137,7 @@ class VramCalc extends HTMLElement {
     p.mode.textContent = '';
     p.total.replaceChildren();
     p.fit.textContent = '';
+    p.recipe.textContent = '';
     p.ratio.textContent = '';
     delete this.dataset.total;
     this.dataset.error = message;
@@ -168,27 +172,35 @@ class VramCalc extends HTMLElement {
     const read = await jobFromText(this.fields(), 'attribute', { signal });
     if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
+    const intent = this.getAttribute('intent');
+    const question = { model_name: model?.name ?? '', job, parts: ['head'], ...(intent ? { intent } : {}) };
     const result = found.error ? { ok: false, error: found.error }
-      : !read.ok ? read : await estimate(JSON.stringify(model.config), job, { signal });
+      : !read.ok ? read : await answer(JSON.stringify(model.config), question, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     p.name.textContent = model ? model.name : id;
     const page = this.getAttribute('calculator') || calculatorPage;
     p.link.hidden = !page;
-    if (page) p.link.href = await stateLink(new URL(page, document.baseURI), new URLSearchParams({ model: model?.id ?? id, ...job }));
+    if (page) {
+      p.link.href = await stateLink(new URL(page, document.baseURI),
+        new URLSearchParams({ model: model?.id ?? id, ...job, ...(intent ? { intent } : {}) }));
+    }
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
     this.#busy(false);
     p.error.hidden = true;
     p.result.hidden = false;
     delete this.dataset.error;
-    p.mode.textContent = `${modeTitle(result.job.mode)} · ${result.weight_format} · batch ${result.job.batch} × ${result.job.seq} tokens`;
-    p.total.replaceChildren(result.total_text, el('small', {}, ` ${result.total_scope_text}`));
+    const card = result.cards.find((c) => c.current);
+    p.mode.textContent = `${card.title} · batch ${result.job.batch} × ${result.job.seq} tokens`;
+    // The headline: the per-GPU total, or under vLLM / SGLang what the users need (the engine's budget is its own view).
+    p.total.replaceChildren(result.headline.total_text, el('small', {}, ` ${result.headline.scope_text}`));
     renderBar(p.bar, result);
     // A blog needs only the terms this job has (no "KV cache 0.00 GB" under training); the page lists them all.
     renderBreakdownRows(p.tbody, { ...result, terms: result.terms.filter((t) => t.bytes > 0) }, false);
     p.fit.textContent = result.verdict.text;  // the core's verdict: on the reader's gpu="…", or what the job needs
-    p.ratio.textContent = `Raw weights ${result.weights_reference_text}; this job needs ${result.ratio_text} that.`;
-    this.dataset.total = result.total_text;
+    p.recipe.textContent = result.recipe.text;
+    p.ratio.textContent = result.ratio_sentence;
+    this.dataset.total = result.headline.total_text;
     this.dispatchEvent(new CustomEvent('vramcalc-update', { detail: result }));
     return undefined;
   }

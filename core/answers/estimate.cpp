@@ -45,7 +45,7 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     if (explain) {
         // In the user's words: one verdict for their GPUs, the training views, the serving view.
         e.training_views = training_views(plan, e);
-        if (!trains(job)) e.serving_view = serving_view(job, e.serving);
+        if (!trains(job)) e.serving_view = serving_view(job, e.serving, &e.breakdown);
         e.verdict = verdict_for(plan, e);
     }
     return e;

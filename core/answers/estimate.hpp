@@ -32,6 +32,7 @@ struct GpuFit {
     bool fits_as_configured;  // this job's per-GPU total fits one of these
     int64_t gpus_needed;      // smallest sharded count that fits; 0 = never (see note)
     bool custom = false;      // id "custom": the job's device_gib (a GPU not in the catalog), listed last
+    int64_t ep = 0;           // training an MoE: the expert-parallel degree at gpus_needed (0: the job's own)
 };
 
 // Views in the user's words (core/answers/views.cpp).
@@ -58,6 +59,12 @@ struct ServingView {
     bool fits = false;
     std::string text;               // "needs 51.54 GB of KV for 16 users × 32,768 tokens; the pool holds …; fits"
     std::string detail;             // the same without its closing "fits" / "does not fit" (the verdict says that)
+    // What the users need (issue 33), the headline under vLLM / SGLang: the engine's fixed parts (weights,
+    // its profile run's activations, CUDA graphs, memory outside torch) + the KV of users × context, per GPU;
+    // the breakdown's total is instead what the engine takes of the GPU (its budget, the pool filling it).
+    double need = 0;
+    std::string need_why;           // "weights 61.03 GB + KV for 16 users × 32,768 tokens 51.54 GB + … = 118.8 GB"
+    std::string engine_text;        // the engine's own view: its budget and its pool, never the GPU's capacity
 };
 // A GPU (and count) the answer recommends when the user's own does not hold the job, or when
 // none is given (core/answers/verdict.cpp): the fewest GPUs of the pool that hold it with at

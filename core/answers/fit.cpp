@@ -39,11 +39,58 @@ bool fit_layout(const Plan& p, const Layout& chosen, int64_t n, Layout& l) {
     return true;
 }
 
-std::string layout_label(const Job& job, const Layout& l) {
+std::string layout_label(const Job& job, const Layout& l, int64_t ep) {
     if (l.gpus <= 1) return "";
-    if (trains(job)) return l.zero == 3 && job.zero == 0 ? "ZeRO-3 / FSDP" : l.zero > 0 ? "ZeRO-" + std::to_string(l.zero) : "";
+    if (trains(job)) {
+        std::string s = l.zero == 3 && job.zero == 0 ? "ZeRO-3 / FSDP" : l.zero > 0 ? "ZeRO-" + std::to_string(l.zero) : "";
+        if (l.tp > 1) s = "TP " + std::to_string(l.tp) + (s.empty() ? "" : ", " + s);
+        const int64_t e = ep > 0 ? ep : job.ep;
+        if (e > 1) s += (s.empty() ? "" : ", ") + std::string("EP ") + std::to_string(e);
+        return s;
+    }
     if (llama_cpp_like(job)) return std::string("-sm ") + split_mode_name(job.split_mode);
     return "TP " + std::to_string(l.tp) + " × PP " + std::to_string(l.pp);
+}
+
+std::vector<int64_t> expert_degrees(const ModelConfig& c, const Job& job, int64_t n) {
+    if (!trains(job) || c.experts <= 0) return {job.ep};
+    const int64_t tp = job.tp > 0 ? job.tp : 1, pp = job.pp > 0 ? job.pp : 1, etp = job.etp > 0 ? job.etp : tp;
+    if (n % pp != 0) return {};
+    const int64_t stage = n / pp;
+    std::vector<int64_t> eps;
+    for (int64_t d = 1; d <= c.experts && d * etp <= stage; ++d)
+        if (c.experts % d == 0 && stage % (d * etp) == 0) eps.push_back(d);
+    return eps;
+}
+
+LayoutSearch::LayoutSearch(const Plan& p, const Layout& chosen)
+    : p_(p), chosen_(chosen), search_ep_(trains(p.job) && p.m.config.experts > 0 && !engine_budgets_device(p.job)) {}
+
+const Plan& LayoutSearch::plan_for(int64_t ep) {
+    if (ep == p_.job.ep) return p_;
+    for (size_t i = 0; i < eps_.size(); ++i)
+        if (eps_[i] == ep) return plans_[i];
+    jobs_.push_back(p_.job);
+    jobs_.back().ep = ep;
+    plans_.push_back(make_plan(p_.m, jobs_.back()));
+    eps_.push_back(ep);
+    return plans_.back();
+}
+
+bool LayoutSearch::at(int64_t n, FitAt& out) {
+    if (!fit_layout(p_, chosen_, n, out.layout)) return false;
+    if (!search_ep_) {
+        out.ep = 0;
+        out.total = run_step(p_, out.layout, false).breakdown.total();
+        return true;
+    }
+    bool any = false;
+    for (int64_t ep : expert_degrees(p_.m.config, p_.job, n)) {
+        const double total = run_step(plan_for(ep), out.layout, false).breakdown.total();
+        if (!any || total < out.total) out.total = total, out.ep = ep;
+        any = true;
+    }
+    return any;
 }
 
 Job on_device(const Job& job, const Gpu* gpu, double capacity) {
@@ -108,22 +155,41 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
     }
     // Engines with their own test of a GPU (vLLM and SGLang pools, llama.cpp / Ollama's fullest GPU of a split).
     if (engine_budgets_device(p.job) || llama_cpp_like(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
-    Layout l;
+    LayoutSearch search(p, chosen);
+    FitAt at;
     auto total_at = [&](int64_t n, double& total) {
-        if (!fit_layout(p, chosen, n, l)) return false;
-        total = run_step(p, l, false).breakdown.total();
+        if (!search.at(n, at)) return false;
+        total = at.total;
         return true;
     };
     size_t unresolved = fits.size();
     double total = 0;
-    for (int64_t n = 1; n <= kExactUpTo && unresolved > 0; ++n) {
+    // Training an MoE, per-GPU memory is not monotonic in the count (the expert-parallel degrees a count
+    // allows differ: 288 GPUs take EP 32, 296 only EP 8): every count is tried, as the fewest-GPUs answer
+    // (answers/inverse.cpp) does, up to its limit; a GPU below the floor (the total on the most GPUs,
+    // what never shrinks: activations, buffers) is never reached and not waited for.
+    const bool moe_training = trains(p.job) && p.m.config.experts > 0;
+    int64_t exact = kExactUpTo;
+    if (moe_training) {
+        exact = kMinGpusLimit;
+        const int64_t group = chosen.tp * chosen.pp * chosen.cp;
+        double floor = 0;
+        if (total_at(kMinGpusLimit / group * group, floor))
+            for (auto& f : fits)
+                if (f.capacity_bytes < floor && f.gpus_needed == 0) f.gpus_needed = -1, --unresolved;  // never: marked, cleared below
+    }
+    for (int64_t n = 1; n <= exact && unresolved > 0; ++n) {
         if (!total_at(n, total)) continue;
         for (auto& f : fits)
             if (f.gpus_needed == 0 && total <= f.capacity_bytes) {
                 f.gpus_needed = n;
+                f.ep = at.ep;
                 --unresolved;
             }
     }
+    for (auto& f : fits)
+        if (f.gpus_needed < 0) f.gpus_needed = 0;
+    if (moe_training) return fits;
     // Past 64, per-GPU memory only falls as n doubles; find each GPU's count by
     // bisection over multiples of the layout's group size.
     const int64_t step = trains(p.job) ? chosen.tp * chosen.pp * chosen.cp : 8;
@@ -149,6 +215,8 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
                 f.gpus_needed = n;
                 break;
             }
+        total_at(f.gpus_needed, total);
+        f.ep = at.ep;
     }
     return fits;
 }

@@ -21,16 +21,16 @@ const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch
                             {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
                             {"max_gpu_layers", Question::MaxGpuLayers}};
 
-constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4096;
+constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = kMinGpusLimit;
 
 // A job at a trial value: a copy with one field changed. An invalid layout at
 // that value (heads not divisible, ...) counts as not fitting.
 template <class Set>
-bool fits_with(const Model& m, const Job& base, Set set, double* total) {
+bool fits_with(const Model& m, const Job& base, Set set, double* total, ServingInfo* serving = nullptr) {
     Job j = base;
     try {
         set(j);  // may refuse a value that has no layout
-        return fits_device(m, j, total);
+        return fits_device(m, j, total, serving);
     } catch (const InputError&) {
         return false;
     }
@@ -83,9 +83,10 @@ std::vector<const char*> question_names() {
     return n;
 }
 
-bool fits_device(const Model& model, const Job& job, double* total) {
+bool fits_device(const Model& model, const Job& job, double* total, ServingInfo* serving) {
     const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
     if (total) *total = s.breakdown.total();
+    if (serving) *serving = s.serving;
     // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU.
     return trains(job) ? s.breakdown.total() <= device_bytes(job) : s.serving.fits;
 }
@@ -97,15 +98,17 @@ Answer solve(const Model& m, const Job& job, Question q) {
                                      "the mode: QLoRA trains on NF4 weights)");
     Answer a;
     a.question = q;
+    a.pooled = engine_budgets_device(job);
     double t = 0;
+    ServingInfo at, next;
     // `largest` gives lo - 1 when not even lo fits: then there is no answer and no next.
     auto record = [&](auto set, int64_t value, int64_t lo, int64_t hi) {
-        a.found = value >= lo && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at);
+        a.found = value >= lo && fits_with(m, job, [&](Job& j) { set(j, value); }, &a.total_at, &at);
         a.value = value;
         if (!a.found) return;
         a.next_exists = value + 1 <= hi;
         a.next = value + 1;
-        if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next);
+        if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, value + 1); }, &a.total_next, &next);
     };
     switch (q) {
         case Question::MaxContext: {
@@ -115,8 +118,10 @@ Answer solve(const Model& m, const Job& job, Question q) {
             };
             const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
             record(set, v, 1, kMaxContext);
-            a.text = a.found ? "largest context: " + std::to_string(v) + " tokens × batch " + std::to_string(job.batch)
-                             : "not even one token fits";
+            a.text = !a.found ? "not even one token fits"
+                     : "largest context: " + grouped_text(static_cast<double>(v)) + " tokens × " +
+                           (trains(job) ? "batch " + std::to_string(job.batch)
+                                        : std::to_string(job.batch) + (job.batch == 1 ? " user" : " users"));
             a.answer_label = "context " + std::to_string(v);
             a.next_label = "context " + std::to_string(v + 1);
             break;
@@ -125,9 +130,12 @@ Answer solve(const Model& m, const Job& job, Question q) {
             auto set = [](Job& j, int64_t v) { j.batch = v; };
             const int64_t v = largest(1, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
             record(set, v, 1, kMaxBatch);
-            a.text = a.found ? "largest batch: " + std::to_string(v) + (trains(job) ? " sequence" : " concurrent sequence") +
-                                   (v == 1 ? "" : "s") + " of " + std::to_string(job.seq) + " tokens"
-                             : "not even one sequence fits";
+            // Serving speaks in users (requests at once) and tokens.
+            a.text = !a.found ? (trains(job) ? "not even one sequence fits" : "not even one user fits")
+                     : trains(job) ? "largest batch: " + std::to_string(v) + " sequence" + (v == 1 ? "" : "s") + " of " +
+                                         grouped_text(static_cast<double>(job.seq)) + " tokens"
+                                   : "most users at once: " + std::to_string(v) + (v == 1 ? " user" : " users") + " × " +
+                                         grouped_text(static_cast<double>(job.seq)) + " tokens";
             a.answer_label = "batch " + std::to_string(v);
             a.next_label = "batch " + std::to_string(v + 1);
             break;
@@ -150,14 +158,30 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 j.tp = tp;
                 j.pp = pp;
             };
-            int64_t v = 0;
+            // Training an MoE, each count takes the expert-parallel degree with the least per-GPU total, as the
+            // GPU table does (answers/fit.cpp LayoutSearch); any other job keeps its own EP.
+            auto best_ep = [&](int64_t n) -> int64_t {
+                const std::vector<int64_t> eps = expert_degrees(config, job, n);
+                if (eps.size() == 1) return eps[0];
+                int64_t best = -1;
+                double least = 0;
+                for (int64_t e : eps) {
+                    double total = 0;
+                    fits_with(m, job, [&](Job& j) { set(j, n); j.ep = e; }, &total);
+                    if (total > 0 && (best < 0 || total < least)) best = e, least = total;
+                }
+                return best;
+            };
+            int64_t v = 0, v_ep = job.ep;
             const int64_t most = llama_cpp_like(job) ? kLlamaCppMaxDevices : kMaxGpus;
-            for (int64_t n = 1; n <= most && v == 0; ++n)
-                if (fits_with(m, job, [&](Job& j) { set(j, n); }, &t)) v = n;
+            for (int64_t n = 1; n <= most && v == 0; ++n) {
+                const int64_t e = best_ep(n);
+                if (e >= 1 && fits_with(m, job, [&](Job& j) { set(j, n); j.ep = e; }, &t)) v = n, v_ep = e;
+            }
             a.found = v > 0;
             a.value = v;
             if (a.found) {
-                fits_with(m, job, [&](Job& j) { set(j, v); }, &a.total_at);
+                fits_with(m, job, [&](Job& j) { set(j, v); j.ep = v_ep; }, &a.total_at, &at);
                 // "next" for a minimum is the largest smaller count that has a layout (131 GPUs has none
                 // for 61 layers and 128 heads; 130 does): its total, which does not fit.
                 int64_t below = v - 1;
@@ -174,17 +198,23 @@ Answer solve(const Model& m, const Job& job, Question q) {
                 while (below >= 1 && !laid_out(below)) --below;
                 a.next_exists = below >= 1;
                 a.next = below;
-                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, below); }, &a.total_next);
+                const int64_t below_ep = a.next_exists ? best_ep(below) : job.ep;
+                if (a.next_exists && below_ep >= 1)
+                    a.fits_next = fits_with(m, job, [&](Job& j) { set(j, below); j.ep = below_ep; }, &a.total_next, &next);
                 a.next_label = std::to_string(below) + (below == 1 ? " GPU" : " GPUs");
             }
             // The layout at the answer, so the count can be set as it was counted.
             std::string how;
             if (a.found) {
-                Job at = job;
-                set(at, v);
-                if (training) how = at.zero == 3 && job.zero == 0 ? " (ZeRO-3 / FSDP)" : at.zero > 0 ? " (ZeRO-" + std::to_string(at.zero) + ")" : "";
+                Job laid = job;
+                set(laid, v);
+                if (training) {
+                    std::string parts = laid.zero == 3 && job.zero == 0 ? "ZeRO-3 / FSDP" : laid.zero > 0 ? "ZeRO-" + std::to_string(laid.zero) : "";
+                    if (v_ep > 1) parts += (parts.empty() ? "" : ", ") + std::string("EP ") + std::to_string(v_ep);
+                    how = parts.empty() ? "" : " (" + parts + ")";
+                }
                 else if (v > 1 && llama_cpp_like(job)) how = std::string(" (-sm ") + split_mode_name(job.split_mode) + ")";
-                else if (v > 1) how = " (TP " + std::to_string(at.tp) + " × PP " + std::to_string(at.pp) + ")";
+                else if (v > 1) how = " (TP " + std::to_string(laid.tp) + " × PP " + std::to_string(laid.pp) + ")";
             }
             a.text = a.found ? "fewest GPUs: " + std::to_string(v) + how
                              : "does not fit on up to " + std::to_string(most) + " GPUs" +
@@ -220,10 +250,10 @@ Answer solve(const Model& m, const Job& job, Question q) {
             a.value = lo;
             if (a.found) {
                 a.format = a.candidates[static_cast<size_t>(lo)];
-                fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at);
+                fits_with(m, job, [&](Job& j) { set(j, lo); }, &a.total_at, &at);
                 a.next_exists = lo > 0;  // the next larger format, which does not fit
                 a.next = lo - 1;
-                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next);
+                if (a.next_exists) a.fits_next = fits_with(m, job, [&](Job& j) { set(j, lo - 1); }, &a.total_next, &next);
             }
             a.text = a.found ? "largest format that fits: " + a.format : "none of the formats fits";
             a.answer_label = a.found ? "format " + a.format : "";
@@ -233,6 +263,10 @@ Answer solve(const Model& m, const Job& job, Question q) {
     }
     if (!a.found) a.answer_label.clear();
     if (!a.next_exists) a.next_label.clear();
+    a.kv_at = at.kv_needed;
+    a.pool_at = std::max(0.0, at.kv_pool);
+    a.kv_next = next.kv_needed;
+    a.pool_next = std::max(0.0, next.kv_pool);
     return a;
 }
 

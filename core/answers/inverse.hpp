@@ -28,6 +28,10 @@ struct Answer {
     bool fits_next = false;      // re-estimated one step past the answer (false unless the job is not monotone)
     std::string text;
     std::string answer_label, next_label;  // the answer and one step past it, as settings ("context 8192", "-ngl 33")
+    // Under vLLM / SGLang the test is the engine's pool: the KV the requests need and the pool, per GPU,
+    // at the answer and one step past it (the totals there are the engine's budget, the same on both sides).
+    bool pooled = false;
+    double kv_at = 0, pool_at = 0, kv_next = 0, pool_next = 0;
 };
 
 // Throws InputError("question") for an unknown name, InputError("job.gpu") when no GPU is chosen.
@@ -40,7 +44,8 @@ Answer solve(const Model& model, const Job& job, Question q);
 // Formats largest first: GGUF file types for llama.cpp / Ollama, serving formats otherwise.
 std::vector<FormatId> format_ladder(const Job& job);
 
-// Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang).
-bool fits_device(const Model& model, const Job& job, double* total = nullptr);
+// Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang); `serving`: the engine's
+// figures there (its pool and the KV needed).
+bool fits_device(const Model& model, const Job& job, double* total = nullptr, ServingInfo* serving = nullptr);
 
 }  // namespace vramcalc

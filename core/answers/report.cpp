@@ -18,7 +18,7 @@ std::string printf_string(const char* format, ...) {
     return buf;
 }
 
-const char* mode_title(Mode m) {
+const char* mode_words(Mode m) {
     switch (m) {
         case Mode::Inference: return "inference";
         case Mode::Train: return "full training";
@@ -39,7 +39,7 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     out += "vramcalc: " + model_name + "\n";
     out += "Parameters: " + params_text(e.params.total) + " total, " + params_text(e.params.active) + " active per token";
     out += e.trainable_params > 0 ? ", " + params_text(e.trainable_params) + " trainable\n" : "\n";
-    out += printf_string("Job: %s, %s weights, batch %lld x seq %lld", mode_title(job.mode), e.weight_format_label.c_str(),
+    out += printf_string("Job: %s, %s weights, batch %lld x seq %lld", mode_words(job.mode), e.weight_format_label.c_str(),
                          static_cast<long long>(job.batch), static_cast<long long>(job.seq));
     if (job.mode != Mode::Inference)
         out += std::string(", ") + optimizer_name(job.optimizer) + ", checkpointing " + checkpointing_name(job.checkpointing);

@@ -57,16 +57,20 @@ struct AtCount {
 // asked on that device; for the rest the per-GPU total at n GPUs does not depend on which GPU,
 // and `totals` keeps it per count (the recommendation tries many GPUs at few counts).
 AtCount at_count(const Plan& p, const Layout& chosen, const Gpu* gpu, double capacity, int64_t n,
-                 std::map<int64_t, double>* totals = nullptr) {
+                 std::map<int64_t, FitAt>* totals = nullptr) {
     AtCount a;
     Layout l;
     if (!fit_layout(p, chosen, n, l)) return a;
     a.laid_out = true;
     a.layout = layout_label(p.job, l);
     if (!pooled(p.job) && !llama_cpp_like(p.job)) {
+        // The GPU table's layout at n (answers/fit.cpp LayoutSearch: an MoE's EP searched), kept per count.
+        FitAt f;
         const auto it = totals ? totals->find(n) : decltype(totals->end()){};
-        a.used = totals && it != totals->end() ? it->second : run_step(p, l, false).breakdown.total();
-        if (totals) (*totals)[n] = a.used;
+        if (totals && it != totals->end()) f = it->second;
+        else if (LayoutSearch(p, chosen).at(n, f) && totals) (*totals)[n] = f;
+        a.layout = layout_label(p.job, f.layout, f.ep);
+        a.used = f.total;
         a.capacity = capacity;
         a.fits = a.used <= capacity;
         return a;
@@ -127,7 +131,7 @@ Recommendation recommend(const Plan& p, const Estimate& e) {
         return a.n != b.n ? a.n < b.n : gpu_bytes(*a.gpu) < gpu_bytes(*b.gpu);
     });
     const Layout chosen = e.layout;
-    std::map<int64_t, double> totals;
+    std::map<int64_t, FitAt> totals;
     for (size_t i = 0; i < order.size(); ++i) {
         const Candidate& c = order[i];
         const double cap = gpu_bytes(*c.gpu);
@@ -181,8 +185,11 @@ void offload_verdict(const Plan& p, const Estimate& e, Verdict& v) {
     v.cpu_bytes = s.cpu_bytes;
     const std::string where = (v.gpus > 1 ? count(v.gpus) + " × " : "") + v.gpu_name;
     const bool full = s.gpu_layers >= s.layers && p.job.n_gpu_layers != 0;
+    // With the experts kept in system RAM (-ot exps=CPU) every layer is on the GPU but not all of its weights.
+    const std::string how = p.job.experts_on_cpu ? " with every layer on the GPU and the experts in system RAM (-ot exps=CPU): "
+                                                 : " fully offloaded: ";
     if (s.fits) {
-        v.text = (full ? "fits your " + where + " fully offloaded: " : "partial offload on your " + where + ": -ngl " +
+        v.text = (full ? "fits your " + where + how : "partial offload on your " + where + ": -ngl " +
                                                                           count(s.gpu_layers) + " of " + count(s.layers) +
                                                                           " layers on the GPU, ") +
                  use_text(v.used_bytes, v.capacity_bytes, v.gpus) +

@@ -52,8 +52,14 @@ std::vector<TrainingView> training_views(const Plan& p, const Estimate& e) {
     TrainingView peak{"peak", "At the step's peak", {}, 0, "", ""};
     peak.rows.push_back(row("weights", "Weights", b[kWeights], e.breakdown.why[kWeights]));
     peak.rows.push_back(row("gradients", "Gradients (live at the peak)", b[kGradients], e.breakdown.why[kGradients]));
-    peak.rows.push_back(row("optimizer_moments", "Optimizer m + v", b[kOptimizer] - live_master, e.breakdown.why[kOptimizer]));
-    peak.rows.push_back(row("master_weights", "fp32 master weights", live_master, master_why));
+    // The optimizer term holds m + v and the master copy: each row says its own part, its formula ending in its figure.
+    const std::string optimizer_why = e.breakdown.why[kOptimizer].empty() ? "the optimizer's own states" : e.breakdown.why[kOptimizer];
+    peak.rows.push_back(row("optimizer_moments", "Optimizer m + v", b[kOptimizer] - live_master,
+                            live_master > 0 ? "the optimizer term (" + optimizer_why + ") less its fp32 master weights " +
+                                                  gb_text(live_master) + " = " + gb_text(b[kOptimizer] - live_master)
+                                            : optimizer_why));
+    peak.rows.push_back(row("master_weights", "fp32 master weights", live_master,
+                            live_master > 0 ? master_why + ": " + gb_text(live_master) + " on this GPU" : master_why));
     peak.rows.push_back(row("activations", "Activations", b[kActivations], e.breakdown.why[kActivations]));
     peak.rows.push_back(row("logits", "Logits and loss", b[kLogits], e.breakdown.why[kLogits]));
     peak.rows.push_back(row("buffers", "Step buffers", b[kBuffers], e.breakdown.why[kBuffers]));
@@ -66,7 +72,34 @@ std::vector<TrainingView> training_views(const Plan& p, const Estimate& e) {
     return views;
 }
 
-ServingView serving_view(const Job& job, const ServingInfo& s) {
+namespace {
+
+// What the users need on each GPU under an engine that sizes a KV pool (vLLM, SGLang): every term of the
+// breakdown but the pool (weights, the profile run's activations, CUDA graphs, memory outside torch,
+// overhead), and the KV of batch × seq instead of the pool. The breakdown's total is what the engine
+// takes (its budget, the pool filling the rest); this is what the question asked for.
+void serving_need(const Job& job, const ServingInfo& s, const Breakdown& b, ServingView& v) {
+    std::string why;
+    double fixed = 0;
+    for (int t = 0; t < kTermCount; ++t) {
+        if (t == kKvCache || b.bytes[t] <= 0) continue;
+        fixed += b.bytes[t];
+        why += (why.empty() ? "" : " + ") + std::string(term_label(t)) + " " + gb_text(b.bytes[t]);
+    }
+    v.need = fixed + s.kv_needed;
+    v.need_why = why + " + KV for " + std::to_string(job.batch) + (job.batch == 1 ? " user × " : " users × ") +
+                 tokens_text(job.seq) + " tokens " + gb_text(s.kv_needed) + " = " + gb_text(v.need) + " per GPU";
+    const char* engine = job.engine == Engine::Sglang ? "SGLang" : "vLLM";
+    const double fraction = s.device > 0 ? s.budget / s.device : 0;
+    v.engine_text = std::string(engine) + "'s own view: it takes " + printf_text("%.2f", fraction) + " × " + gb_text(s.device) +
+                    " = " + gb_text(s.budget) + " of each GPU and fills what its fixed parts leave with a KV pool: " +
+                    (s.kv_pool > 0 ? gb_text(s.kv_pool) + ", " + tokens_text(s.pool_tokens) + " tokens"
+                                   : std::string("none (the fixed parts take the whole budget)"));
+}
+
+}  // namespace
+
+ServingView serving_view(const Job& job, const ServingInfo& s, const Breakdown* b) {
     ServingView v;
     v.pooled = engine_budgets_device(job) && s.device > 0;
     v.users = job.batch;
@@ -95,6 +128,7 @@ ServingView serving_view(const Job& job, const ServingInfo& s) {
                                                      " tokens, needs " + gb_text(s.kv_per_request) + ", more than the pool)"
                                                : " (the CUDA graphs do not fit in what the budget leaves outside it)";
     v.text = v.detail + "; " + (s.fits ? "fits" : "does not fit");
+    if (b) serving_need(job, s, *b, v);
     return v;
 }
 

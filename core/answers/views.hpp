@@ -13,6 +13,8 @@ namespace vramcalc {
 // Both views of a training job (empty for inference), from the estimate's own terms.
 std::vector<TrainingView> training_views(const Plan& p, const Estimate& e);
 
-ServingView serving_view(const Job& job, const ServingInfo& s);
+// The requests' KV against the pool; with the breakdown `b`, also what the users need (ServingView::need)
+// and the engine's own view of its budget and pool.
+ServingView serving_view(const Job& job, const ServingInfo& s, const Breakdown* b = nullptr);
 
 }  // namespace vramcalc

@@ -10,6 +10,8 @@
 #include "hardware/gpus.hpp"
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
+#include "answers/notes.hpp"
+#include "api/question.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
 #include "text/json_text.hpp"
@@ -94,25 +96,14 @@ void write_step(JsonWriter& w, const Job& job, const Estimate& e) {
             w.begin_object().field("name", e.layer.parts[i].name).field("bytes", e.layer.parts[i].bytes).end_object();
         w.end_array().end_object();
     }
+    // The presets' values in force, each field once in words (answers/notes.cpp), with their sources.
     w.key("assumptions").begin_array();
-    for (const auto& a : job.assumptions) w.value(a);
+    for (const AssumptionLine& a : assumption_lines(job, e))
+        w.begin_object().field("key", a.key).field("label", a.label).field("value", a.value).field("by", a.by)
+            .field("source", a.source).field("text", a.text).end_object();
     w.end_array();
 }
 
-// Callers of estimate_request usually repeat a config across several jobs
-// (the CLI tests, the string path in wasm): parse a config text once.
-const Model& model_for(const std::string& config_json) {
-    thread_local std::string last_text;
-    thread_local Model last_model;
-    thread_local bool valid = false;  // false until a first config parsed
-    if (!valid || config_json != last_text) {
-        // A throw leaves the previous text and model together, still valid.
-        last_model = prepare_model(parse_config_text(config_json));
-        last_text = config_json;
-        valid = true;
-    }
-    return last_model;
-}
 
 
 // GPU capacity texts never change: written once per unit, not on every estimate.
@@ -132,6 +123,21 @@ const std::string& capacity_text_of(const char* gpu_id) {
 }
 
 }  // namespace
+
+// Callers of estimate_request usually repeat a config across several jobs
+// (the CLI tests, the string path in wasm): parse a config text once.
+const Model& model_for(const std::string& config_json) {
+    thread_local std::string last_text;
+    thread_local Model last_model;
+    thread_local bool valid = false;  // false until a first config parsed
+    if (!valid || config_json != last_text) {
+        // A throw leaves the previous text and model together, still valid.
+        last_model = prepare_model(parse_config_text(config_json));
+        last_text = config_json;
+        valid = true;
+    }
+    return last_model;
+}
 
 std::string counts_answer(const Model& model) {
     JsonWriter w;
@@ -162,13 +168,18 @@ void write_answer(JsonWriter& w, const Answer& a) {
 }  // namespace
 
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e) {
+    JsonWriter w;
+    w.begin_object().field("ok", true);
+    write_estimate(w, model, job, e);
+    return w.end_object().str();
+}
+
+void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
     const UnitScope units(job.units);
     const double total = e.breakdown.total();
     const double all_gpus = total * static_cast<double>(e.layout.gpus);
-    JsonWriter w;
-    w.begin_object().field("ok", true);
     write_counts(w.key("model"), model.config, e.params, job.head_auto ? model.config.head : job.head);
     write_job(w.key("job"), job);
     w.key("layout").begin_object().field("gpus", e.layout.gpus).field("dp", e.layout.dp).field("tp", e.layout.tp);
@@ -201,6 +212,14 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
                                    ? "Longer than the model's context of " + std::to_string(context) + " tokens (max_position_embeddings)."
                                    : std::string());
     w.field("ratio_to_weights", e.ratio_to_weights).field("ratio_text", printf_text("%.1f×", e.ratio_to_weights));
+    // The raw weights beside the Weights row, each named for what it is, so the two figures never read as one.
+    const double row = e.breakdown.bytes[kWeights], raw = e.weights_reference_bytes;
+    std::string sentence = "Raw weights: " + gb_text(raw) + " (every parameter in " + e.weight_format_label + ")";
+    if (e.layout.gpus > 1) sentence += "; each GPU keeps " + gb_text(row) + " of them (the Weights row)";
+    else if (gb_text(row) != gb_text(raw)) sentence += "; the Weights row, " + gb_text(row) + ", is what this job keeps (its formula says how)";
+    sentence += ". This job needs " + printf_text("%.1f", e.ratio_to_weights) + " × the raw weights" +
+                (e.layout.gpus > 1 ? " over its " + std::to_string(e.layout.gpus) + " GPUs." : ".");
+    w.field("ratio_sentence", sentence);
     write_step(w, job, e);
     w.key("notes").begin_array();
     for (const auto& note : e.notes) w.value(note);
@@ -221,8 +240,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
         w.field("fits_as_configured", f.fits_as_configured);
         w.field("gpus_needed", f.gpus_needed).end_object();
     }
-    w.end_array().end_object();
-    return w.str();
+    w.end_array();
 }
 
 std::string estimate_request(const std::string& config_json, const std::string& job_json) {
@@ -303,6 +321,7 @@ std::string options_json() {
     list("pp_schedule", pp_schedule_names());
     list("pp_stage", pp_stage_names());
     list("fp8", fp8_names());
+    w.key("fp8_recipes").raw(fp8_recipes_json());  // FP8 training as one choice (api/question.hpp)
     list("engines", engine_names());
     list("split_modes", split_mode_names());
     list("cache_implementations", cache_impl_names());

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "answers/estimate.hpp"
+#include "text/json_writer.hpp"
 
 namespace vramcalc {
 
@@ -25,7 +26,11 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
 
 // The estimate as JSON text (numbers and the texts the page shows).
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e);
+// The same fields written into an object the caller has begun (the answer's head, api/answer.hpp).
+void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e);
 
+// The model of a config text, parsed once and kept while the same text comes again (throws InputError).
+const Model& model_for(const std::string& config_json);
 // {"ok":true, ...estimate...} or {"ok":false,"error":{"field":...,"message":...}}.
 std::string estimate_request(const std::string& config_json, const std::string& job_json);
 // {"ok":true,"model":{counts}} or the same error shape; for a pasted config.

@@ -46,13 +46,13 @@ std::vector<int64_t> range_around(int64_t current, int64_t lo_limit, int64_t hi_
     return values;
 }
 
-// 1, 2, 5 × 10^k in the unit, from below the smallest to above the largest.
+// 1, 2, 5 × 10^k in the unit, within [lo, hi] (the drawn range).
 std::vector<double> log_ticks(double lo, double hi) {
     const double u = unit_bytes(text_unit());
     std::vector<double> ticks;
     for (double p = std::pow(10.0, std::floor(std::log10(lo / u))); p * u <= hi * 10; p *= 10)
         for (double m : {1.0, 2.0, 5.0})
-            if (m * p * u >= lo / 2 && m * p * u <= hi * 2) ticks.push_back(m * p * u);
+            if (m * p * u >= lo * (1 - 1e-9) && m * p * u <= hi * (1 + 1e-9)) ticks.push_back(m * p * u);
     return ticks;
 }
 
@@ -67,9 +67,11 @@ std::string tick_text(double bytes) {
 
 std::string chart_current(const std::string& job_json, const std::string& axis) {
     if (!current_model()) return current_model_error();
-    return guarded([&] {
-        const Model& m = *current_model();
-        const Job job = parse_job(parse_json_text(job_json, "job"));
+    return guarded([&] { return chart_for(*current_model(), parse_job(parse_json_text(job_json, "job")), axis); });
+}
+
+std::string chart_for(const Model& m, const Job& job, const std::string& axis) {
+    {
         const UnitScope units(job.units);
         if (axis != "seq" && axis != "batch") throw InputError("sweep.axis", "must be seq or batch, got '" + short_text(axis) + "'");
         const bool seq = axis == "seq";
@@ -132,7 +134,8 @@ std::string chart_current(const std::string& job_json, const std::string& axis) 
                                         gb_text(plotted(p)) + (pooled ? " of KV" : ""))
                     .end_object();
         if (line > 0) {
-            const std::string name = pooled ? "KV pool" : job.device_gib > 0 ? "Your GPU" : job.gpu ? job.gpu->name : "Your GPU";
+            const std::string name = pooled ? std::string(job.engine == Engine::Sglang ? "SGLang" : "vLLM") + "'s KV pool"
+                                     : job.device_gib > 0 ? "Your GPU" : job.gpu ? job.gpu->name : "Your GPU";
             w.key("capacity").begin_object().field("bytes", line).field("text", gb_text(line))
                 .field("label", name + ": " + gb_text(line)).end_object();
         } else {
@@ -140,13 +143,11 @@ std::string chart_current(const std::string& job_json, const std::string& axis) 
         }
         w.key("y").begin_object().field("scale", log ? "log" : "linear").field("min_bytes", log ? lo : 0.0).field("max_bytes", top);
         w.field("capped", top < hi).key("ticks").begin_array();
+        // Marks inside the drawn range only: a mark past it would be drawn on the edge with the wrong figure.
         const std::vector<double> ticks = log ? log_ticks(lo, top) : [&] {
             std::vector<double> t;
             const double step = axis_step(top / unit_bytes(job.units)) * unit_bytes(job.units);
-            for (int i = 0; i <= 12; ++i) {
-                t.push_back(step * i);
-                if (step * i >= top) break;
-            }
+            for (int i = 0; i <= 12 && step * i <= top * (1 + 1e-9); ++i) t.push_back(step * i);
             return t;
         }();
         for (double t : ticks) w.begin_object().field("bytes", t).field("text", tick_text(t)).end_object();
@@ -159,7 +160,7 @@ std::string chart_current(const std::string& job_json, const std::string& axis) 
         }
         w.end_array().end_object();
         return w.end_object().str();
-    });
+    }
 }
 
 }  // namespace vramcalc

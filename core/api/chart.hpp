@@ -13,5 +13,7 @@
 namespace vramcalc {
 
 std::string chart_current(const std::string& job_json, const std::string& axis);
+// The same for a model and a read job (the answer's charts, api/answer.hpp); throws InputError.
+std::string chart_for(const Model& model, const Job& job, const std::string& axis);
 
 }  // namespace vramcalc

@@ -29,7 +29,16 @@ std::string intents_json() {
     w.begin_object().key("intents").begin_array();
     for (const Intent& i : intents()) {
         w.begin_object().field("id", i.id).field("label", i.label).field("question", i.question).field("view", i.view);
+        w.field("recipe", i.recipe);
         write_fields(w, "job", "job_sources", i.job);
+        // The preset follows the model: each variant's fields go over the intent's for its kind of model.
+        w.key("variants").begin_array();
+        for (const IntentVariant& v : i.variants) {
+            w.begin_object().field("models", model_scale_name(v.scale)).field("recipe", v.recipe);
+            write_fields(w, "job", "job_sources", v.job);
+            w.end_object();
+        }
+        w.end_array();
         write_fields(w, "cluster", "cluster_sources", i.cluster);
         w.end_object();
     }

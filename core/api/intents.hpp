@@ -7,8 +7,10 @@
 
 namespace vramcalc {
 
-// {"intents":[{"id","label","question","view","job":{field: value},"job_sources":{field: source},
-// "cluster":{...},"cluster_sources":{...}}]}: the fields each intent writes into the page's state.
+// {"intents":[{"id","label","question","view","recipe","job":{field: value},"job_sources":{field: source},
+// "variants":[{"models","recipe","job","job_sources"}],"cluster":{...},"cluster_sources":{...}}]}: each
+// intent's fields, and the variant that goes over them for each kind of model (core/job/intents.hpp). The
+// answer (api/answer.hpp) applies them: the page sends the intent's id, never its fields.
 std::string intents_json();
 
 // {"ok":true,"units","gpu":"RTX 3060 12GB"|"","rungs":[{"dtype","label","file_bytes","file_text",

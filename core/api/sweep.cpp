@@ -162,8 +162,11 @@ const SweepTable& sweep_table(const std::string& job_json, const std::string& ax
 
 std::string matrix_json(const std::string& job_json) {
     if (!current_model()) return current_model_error();
+    return matrix_for(*current_model(), job_json);
+}
+
+std::string matrix_for(const Model& model, const std::string& job_json) {
     return guarded([&] {
-        const Model& model = *current_model();
         json request = parse_json_text(job_json, "job");
         const Job asked = parse_job(request);  // a bad job is the whole answer's error, not every cell's
         const UnitScope units(asked.units);

@@ -31,6 +31,7 @@ const SweepTable& sweep_table(const std::string& job_json, const std::string& ax
 // {"ok":true,"current_dtype":"bf16","modes":[..],"rows":[{"dtype","label","cells":[{"total_bytes","total_text"} | {"error"}]}]}
 // (current_dtype: the row the job's weights are in, dtype auto resolved; "" when the checkpoint's own format rules).
 std::string matrix_json(const std::string& job_json);
+std::string matrix_for(const Model& model, const std::string& job_json);  // the same for a model
 
 // 1, 2, 2.5 or 5 × 10^k: the step that gives about five marks up to max_value.
 double axis_step(double max_value);

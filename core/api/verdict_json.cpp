@@ -57,9 +57,15 @@ void write_training_views(JsonWriter& w, const std::vector<TrainingView>& views)
 
 void write_serving_view(JsonWriter& w, const ServingView& v) {
     w.begin_object().field("pooled", v.pooled).field("users", v.users).field("context", v.context);
+    w.field("load_text", std::to_string(v.users) + (v.users == 1 ? " user × " : " users × ") + grouped_text(static_cast<double>(v.context)) + " tokens");
+    w.field("users_at_context_text", std::to_string(v.users_at_context) + (v.users_at_context == 1 ? " user" : " users"));
     w.field("kv_needed_bytes", v.kv_needed).field("kv_needed_text", gb_text(v.kv_needed));
     w.field("pool_bytes", v.pool_bytes).field("pool_text", gb_text(v.pool_bytes)).field("pool_tokens", v.pool_tokens);
-    w.field("users_at_context", v.users_at_context).field("fits", v.fits).field("text", v.text).field("detail", v.detail).end_object();
+    w.field("users_at_context", v.users_at_context).field("fits", v.fits).field("text", v.text).field("detail", v.detail);
+    if (v.pooled)
+        w.field("need_bytes", v.need).field("need_text", gb_text(v.need)).field("need_why", v.need_why)
+            .field("engine_text", v.engine_text);
+    w.end_object();
 }
 
 }  // namespace vramcalc

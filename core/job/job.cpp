@@ -20,6 +20,16 @@ namespace {
 
 using nlohmann::json;
 
+// A preset's value in force: each field once, the later preset's value replacing the earlier one.
+void assume(Job& job, const std::string& by, const PresetField& f) {
+    for (Assumed& a : job.assumptions)
+        if (a.key == f.key) {
+            a = {by, f.key, f.value, f.source};
+            return;
+        }
+    job.assumptions.push_back({by, f.key, f.value, f.source});
+}
+
 const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
                                {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
 const Choice<Optimizer> kOptimizers[] = {{"adamw", Optimizer::AdamW},        {"adam", Optimizer::AdamW},
@@ -177,19 +187,23 @@ void apply_vllm_version(const json& j, Job& job) {
         throw InputError("job.vllm_engine", std::string("V1 arrived in vLLM 0.7 (VLLM_USE_V1=1); ") + v.label + " runs v0");
     job.vllm_version = resolved;
     job.vllm_accounting = v.label;
-    job.assumptions.push_back("vLLM " + resolved + ": the accounting of " + v.label + ", " + vllm_engine_name(engine) + " engine" +
-                              (given == j.end() ? " (the newest; set vllm_version for another)" : ""));
+    job.assumptions.push_back({"vLLM " + resolved, "vllm_version", json(resolved).dump(),
+                               std::string("the accounting of ") + v.label + ", " + vllm_engine_name(engine) + " engine" +
+                                   (given == j.end() ? " (the newest; set the vLLM version for another)" : "")});
     for (const auto* fields : {&v.fields, engine == VllmEngine::V1 ? &v.v1 : &v.v0})
         for (const PresetField& f : *fields) {
             if (j.contains(f.key)) continue;
             read_field(job, f.key, json::parse(f.value));
-            job.assumptions.push_back(std::string(v.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+            assume(job, v.label, f);
         }
 }
 
 }  // namespace
 
 const char* mode_name(Mode v) { return name_of(kModes, v); }
+const char* mode_title(Mode v) {
+    return v == Mode::Train ? "Full training" : v == Mode::LoRA ? "LoRA fine-tuning" : v == Mode::QLoRA ? "QLoRA fine-tuning" : "Inference";
+}
 const char* optimizer_name(Optimizer v) { return name_of(kOptimizers, v); }
 const char* checkpointing_name(Checkpointing v) { return name_of(kCheckpointing, v); }
 const char* attention_name(Attention v) { return name_of(kAttention, v); }
@@ -231,7 +245,7 @@ Job parse_job(const json& j) {
         for (const PresetField& f : framework->fields) {
             if (j.contains(f.key)) continue;
             read_field(job, f.key, json::parse(f.value));
-            job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+            assume(job, framework->label, f);
         }
     }
     // Whether the user or the framework's preset gives a field.
@@ -244,7 +258,7 @@ Job parse_job(const json& j) {
     for (const PresetField& f : mode_defaults(job.mode)) {
         if (given(f.key)) continue;
         read_field(job, f.key, json::parse(f.value));
-        job.assumptions.push_back(std::string(mode_name(job.mode)) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+        assume(job, mode_title(job.mode), f);
     }
     // The engine's preset likewise (it may override a framework value, the user overrides both).
     if (auto it = j.find("engine"); it != j.end()) {
@@ -253,7 +267,7 @@ Job parse_job(const json& j) {
         for (const PresetField& f : preset.fields) {
             if (j.contains(f.key)) continue;
             read_field(job, f.key, json::parse(f.value));
-            job.assumptions.push_back(std::string(preset.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+            assume(job, preset.label, f);
         }
     }
     // vLLM's version (the newest unless given) selects its accounting: that entry's fields next.

@@ -134,6 +134,12 @@ struct Gpu;
 // The GPUs a recommendation may name (core/answers/verdict.cpp, hardware/gpus.hpp gpu_kind).
 enum class GpuPool { Auto, Datacenter, Workstation, Consumer, Any };
 
+// A value a preset set where the user gave none (parse_job): the preset, the field, its value as JSON
+// text and the code it was read from. A later preset setting the same field replaces the earlier entry.
+struct Assumed {
+    std::string by, key, value, source;
+};
+
 struct Job {
     Mode mode = Mode::Inference;
     Framework framework = Framework::Custom;
@@ -204,7 +210,7 @@ struct Job {
     MemoryKind report = MemoryKind::Device;
     double overhead_gb = 1.0;            // CUDA context + non-torch buffers per GPU
     double fragmentation = 0.05;         // caching-allocator slack as a fraction of allocated memory
-    std::vector<std::string> assumptions;  // which preset values are in force, for the output
+    std::vector<Assumed> assumptions;    // which preset values are in force, each field once (the later preset's)
 
     // --- Serving (core/serving.cpp, core/engine_presets.cpp) ---
     Engine engine = Engine::Custom;
@@ -300,6 +306,7 @@ inline bool fp32_gradient_buffers(const Job& job) {
 inline bool uses_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
 const char* mode_name(Mode mode);
+const char* mode_title(Mode mode);  // "Inference", "Full training", "LoRA fine-tuning", "QLoRA fine-tuning"
 const char* optimizer_name(Optimizer optimizer);
 const char* checkpointing_name(Checkpointing c);
 const char* attention_name(Attention a);

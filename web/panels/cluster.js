@@ -6,7 +6,6 @@
 //   fabric, token budget, price, concurrency) and returns { render(answer) };
 //   app.js asks the core (cluster(config, job, fields)) and hands the answer over.
 
-import { state } from '../state.js';
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -62,7 +61,7 @@ function assumptions(a, editor) {
     const flag = x.key === 'overlap_tp' || x.key === 'overlap_ep';
     if (!input) {
       input = flag ? el('input', { id, type: 'checkbox' }) : el('input', { id, type: 'text', inputmode: 'decimal', size: '6' });
-      input.addEventListener('change', () => editor.set(x.key, flag ? String(input.checked) : input.value));
+      applyOn(input, () => editor.set(x.key, flag ? String(input.checked) : input.value));
       editor.inputs.set(x.key, input);
     }
     const given = editor.fields[x.key];
@@ -165,13 +164,24 @@ export function renderCluster(root, answer, editor = null) {
 }
 
 // The controls: every list comes from the core's hardware catalog; values are
-// passed to the core as typed (it validates them and names the field).
-// The GPU is the user's (state.yourGpus, the page's one GPU control); none chosen: the job's GPU, else
-// the core's default (H100).
+// passed to the core as typed (it validates them and names the field), as they are typed (a pause in
+// typing applies them; no Enter needed).
+// The GPUs are the user's machine (Your GPUs, the page's one GPU control, count included): the core runs the
+// planner on it, or with none chosen on the GPUs its verdict recommends (api/answer_parts.cpp).
 const kFields = [
-  ['tokens', 'Tokens to train', 'text'], ['price_per_gpu_hour', '$ per GPU-hour', 'text'], ['gpus', 'GPUs in the cluster', 'number'],
+  ['tokens', 'Tokens to train', 'text'], ['price_per_gpu_hour', '$ per GPU-hour', 'text'],
   ['fabric', 'Between nodes', 'select'], ['concurrency', 'Concurrent requests', 'number'],
 ];
+const TYPING_MS = 400;
+
+// A field applied on change, and after a pause in typing.
+function applyOn(input, apply) {
+  let timer = 0;
+  input.addEventListener('change', () => { clearTimeout(timer); apply(); });
+  if (input.tagName === 'INPUT' && input.type !== 'checkbox') {
+    input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, TYPING_MS); });
+  }
+}
 
 export function mount(root, { hardware, fields, onChange }) {
   root.classList.add('vc-cluster');
@@ -191,7 +201,8 @@ export function mount(root, { hardware, fields, onChange }) {
       if (key === 'price_per_gpu_hour') input.setAttribute('placeholder', 'e.g. 2.5');
     }
     input.value = fields[key] ?? '';
-    input.addEventListener('change', () => {
+    applyOn(input, () => {
+      if ((fields[key] ?? '') === input.value) return;
       if (input.value === '') delete fields[key];
       else fields[key] = input.value;
       onChange();
@@ -215,20 +226,14 @@ export function mount(root, { hardware, fields, onChange }) {
     },
     // The fields as typed: the core's one value parser reads them (core/api/job_text.hpp, core-api.mjs).
     request() {
-      // Your GPUs win over an older link's cl_gpu (kept in fields, used only while no GPU of yours is set).
-      const { gpu, count } = state.yourGpus;
-      const catalogGpu = gpu && gpu !== 'custom' && hardware.gpus.find((g) => g.id === gpu);
-      const linked = !catalogGpu && fields.gpu && hardware.gpus.find((g) => g.id === fields.gpu);
-      gpuNote.textContent = catalogGpu ? `On your GPUs: ${catalogGpu.name} (set under Your GPUs).`
-        : linked ? `On ${linked.name}, from the link: choose yours under Your GPUs.`
-          : "On the job's GPU, else H100 80GB: choose yours under Your GPUs.";
-      const request = { ...fields };
-      if (catalogGpu) request.gpu = gpu;
-      if (fields.gpus === undefined && count > 1) request.gpus = String(count);
-      inputs.gpus.setAttribute('placeholder', count > 1 ? `${count}, your GPUs` : "the job's");
+      const { gpu: _gpu, gpus: _gpus, ...request } = fields;  // the machine's GPU and count are the core's to set
       return request;
     },
-    render(answer) {
+    // answer: the planner part; check: the answer's planner_check; head: the answer's head (its machine).
+    render(answer, check = null, head = null) {
+      const hw = answer?.ok ? answer.hardware : null;
+      gpuNote.textContent = !hw ? '' : head?.machine?.given ? `On your GPUs: ${hw.nodes_text} (set under Your GPUs).`
+        : `No GPU chosen: on ${hw.nodes_text}, the GPUs the verdict recommends; choose yours under Your GPUs.`;
       for (const input of [...Object.values(inputs), ...editor.inputs.values()]) {
         input.removeAttribute('aria-invalid');
         input.removeAttribute('aria-describedby');
@@ -237,6 +242,11 @@ export function mount(root, { hardware, fields, onChange }) {
       const shown = out.querySelector('details.vc-cl-assume');
       if (shown) editor.open = shown.open;  // opened or closed since the last answer: kept as the reader left it
       renderCluster(out, answer, editor);
+      // The verdict and the planner answer the same question: when they part, the page says so (the core's facts).
+      if (check && check.verdict_fits && check.fits === false) {
+        out.prepend(el('p', { class: 'vc-cl-why vc-cl-part' }, `The verdict fits your GPUs, but the planner's layout ` +
+          `(${check.layout_text}) does not fit their memory; its times are for that layout.`));
+      }
       const bad = inputs[field] ?? editor.inputs.get(field);
       if (bad) {
         bad.setAttribute('aria-invalid', 'true');

@@ -52,11 +52,25 @@ export function renderCompare(table, setups, onRemove) {
     tr.append(el('th', { scope: 'row' }, label), ...cells.map((c) => el('td', { class: cellClass }, c)));
     rows.push(tr);
   };
-  row('Job', setups.map((s) => s.subtitle), 'job', 'text');  // words, which wrap on a phone
-  const first = setups.find((s) => s.result.ok)?.result;
-  if (first) {
-    first.terms.forEach((t, ti) => row(t.label, setups.map((s) => (s.result.ok ? s.result.terms[ti].text : '—'))));
+  row('Job', setups.map((s) => s.subtitle), 'job', 'text');  // the core's recipe line: words, which wrap on a phone
+  const ok = (s) => s.result.ok;
+  const cell = (f) => setups.map((s) => (ok(s) ? f(s.result) ?? '—' : '—'));
+  row('Verdict', setups.map((s) => (ok(s) ? s.result.verdict.text : s.result.error.message)), 'verdict', 'text');
+  // Serving under vLLM / SGLang speaks in users and tokens: what they need, and the engine's own pool.
+  const pooled = setups.some((s) => ok(s) && s.result.serving_view?.pooled);
+  if (pooled) {
+    const view = (r) => (r.serving_view?.pooled ? r.serving_view : null);
+    row('Users × tokens', cell((r) => view(r)?.load_text));
+    row('What the users need', cell((r) => view(r)?.need_text), 'total');
+    row('KV they need', cell((r) => view(r)?.kv_needed_text));
+    row("The engine's KV pool", cell((r) => view(r)?.pool_text));
+    row('Users the pool holds', cell((r) => view(r)?.users_at_context_text));
   }
-  row('Total per GPU', setups.map((s) => (s.result.ok ? s.result.total_text : s.result.error.message)), 'total');
+  const first = setups.find(ok)?.result;
+  if (first) {
+    first.terms.forEach((t, ti) => row(t.label, setups.map((s) => (ok(s) ? s.result.terms[ti].text : '—'))));
+  }
+  row(pooled ? 'The engine takes per GPU' : 'Total per GPU', setups.map((s) => (ok(s) ? s.result.total_text : s.result.error.message)),
+    pooled ? '' : 'total');
   table.tBodies[0].replaceChildren(...rows);
 }

@@ -45,23 +45,30 @@ export function toMarkdown(rows, title) {
 export function exportCsv({ name, result, other }) {
   download(`vramcalc-${safeName(name)}.csv`, new Blob([toCsv(tableRows(result, other))], { type: 'text/csv' }));
 }
-export function exportMarkdown({ name, result, other }) {
+// The answer's own words, as the page shows them: the verdict (with the model), the machine, the recipe.
+function answerLines(name, result) {
+  return [`${name}: ${result.verdict.text}`, `GPUs: ${result.machine?.text ?? ''}`, `Recipe: ${result.recipe?.text ?? ''}`];
+}
+
+export function exportMarkdown({ name, result, other, link }) {
   const title = `${name}: ${modeTitle(result.job.mode)}, ${result.weight_format}, batch ${result.job.batch} × ${result.job.seq} tokens, per GPU`;
+  const head = answerLines(name, result).map((line) => `${mdCell(line)}  `).join('\n');
   // The preset values in force (core assumptions), so the table can be reproduced.
-  const assumed = (result.assumptions ?? []).map((a) => `- ${mdCell(String(a))}`).join('\n');
-  const text = toMarkdown(tableRows(result, other), title) + (assumed ? `\nAssumptions:\n\n${assumed}\n` : '');
+  const assumed = (result.assumptions ?? []).map((a) => `- ${mdCell(String(a.text ?? a))}`).join('\n');
+  const text = `${head}\n\n${toMarkdown(tableRows(result, other), title)}` + (assumed ? `\nAssumptions:\n\n${assumed}\n` : '') +
+    (link ? `\n[Open in vramcalc](${link})\n` : '');
   download(`vramcalc-${safeName(name)}.md`, new Blob([text], { type: 'text/markdown' }));
 }
 
 // The breakdown as a standalone SVG (colours resolved from the page's CSS,
 // since a picture has no stylesheet), drawn onto a canvas and saved as PNG.
-function breakdownSvg(result, title) {
+function breakdownSvg(result, title, lines = []) {
   const css = getComputedStyle(document.documentElement);
   const color = (key) => css.getPropertyValue(`--${key}`).trim() || '#888';
   const ink = css.getPropertyValue('--ink').trim() || '#000';
   const paper = css.getPropertyValue('--panel').trim() || '#fff';
   const esc = (t) => t.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-  const W = 720, barY = 44, barH = 36;
+  const W = 720, top = 20 * lines.length, barY = 44 + top, barH = 36;
   const terms = result.terms.filter((t) => t.bytes > 0);
   let x = 20;
   const segs = terms.map((t) => {
@@ -70,17 +77,23 @@ function breakdownSvg(result, title) {
     x += w;
     return s;
   }).join('');
-  const legend = result.terms.map((t, i) => `<rect x="20" y="${98 + i * 24}" width="14" height="14" fill="${color(t.key)}"/>` +
-    `<text x="42" y="${110 + i * 24}">${esc(t.label)}</text><text x="${W - 20}" y="${110 + i * 24}" text-anchor="end">${esc(t.text)}</text>`).join('');
-  const H = 110 + result.terms.length * 24 + 30;
+  const legend = result.terms.map((t, i) => `<rect x="20" y="${98 + top + i * 24}" width="14" height="14" fill="${color(t.key)}"/>` +
+    `<text x="42" y="${110 + top + i * 24}">${esc(t.label)}</text><text x="${W - 20}" y="${110 + top + i * 24}" text-anchor="end">${esc(t.text)}</text>`).join('');
+  // The verdict, the GPUs, the recipe and the link under the title, each line as the caller cut it.
+  const said = lines.map((line, i) => `<text x="20" y="${50 + i * 20}" font-size="12">${esc(line)}</text>`).join('');
+  const H = 110 + top + result.terms.length * 24 + 30;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="system-ui, sans-serif" font-size="14" fill="${ink}">` +
-    `<rect width="${W}" height="${H}" fill="${paper}"/><text x="20" y="28" font-weight="600">${esc(title)}</text>${segs}${legend}` +
+    `<rect width="${W}" height="${H}" fill="${paper}"/><text x="20" y="28" font-weight="600">${esc(title)}</text>${said}${segs}${legend}` +
     `<text x="20" y="${H - 14}" font-weight="600">Total per GPU</text><text x="${W - 20}" y="${H - 14}" text-anchor="end" font-weight="600">${esc(result.total_text)}</text></svg>`;
 }
 
-export async function exportPng({ name, result }) {
+export async function exportPng({ name, result, link }) {
   const title = `${name} · ${modeTitle(result.job.mode)} · ${result.weight_format}`;
-  const url = URL.createObjectURL(new Blob([breakdownSvg(result, title)], { type: 'image/svg+xml' }));
+  // Lines of at most 110 characters: the answer's lines cut with an ellipsis, the link wrapped whole.
+  const clip = (t) => (t.length > 110 ? `${t.slice(0, 109)}…` : t);
+  const wrapped = link ? link.match(/.{1,110}/g) : [];
+  const lines = [...answerLines(name, result).map((line, i) => clip(i ? line : result.verdict.text)), ...wrapped];
+  const url = URL.createObjectURL(new Blob([breakdownSvg(result, title, lines)], { type: 'image/svg+xml' }));
   try {
     const img = new Image();
     img.src = url;

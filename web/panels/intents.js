@@ -1,39 +1,56 @@
-// Intent first (issue 23): the core's four entry points (Run locally, Serve,
-// Fine-tune, Pre-train / full fine-tune; core/job/intents.cpp, every value
-// cited there). A button sets the job to the intent's preset, every field
-// stays editable; the preset's sources are listed under the buttons. The page
-// adds no values of its own.
+// Intent first (issue 23, issue 33): the core's four entry points (Run locally, Serve, Fine-tune,
+// Pre-train / full fine-tune; core/job/intents.cpp, every value cited there). A button chooses the intent:
+// the page sends its id with the question and the core applies its recipe for the model (a 70B takes
+// torchtitan's 70B config, an MoE expert parallelism) under the fields the user sets afterwards. An intent
+// sets the job, never the machine: your GPUs stay as they are. The recipe in force is the answer's, said
+// under the buttons on one line (panels/results.js).
 import { state } from '../state.js';
 import { setField } from './job.js';
 import { el } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
-// A field as its control's label names it (never the core's field id).
-const labelOf = (key) => $(key)?.labels?.[0]?.textContent.trim() || key;
+let buttons = [];
+
+// The buttons as the state says (after a link or Back).
+export function showIntent() {
+  for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.intent === state.intent));
+}
 
 // answer: the core's intents(); context: { fieldIds, defaults }; onApply(intent) recomputes.
 export function initIntents(answer, { fieldIds, defaults }, onApply) {
   const box = $('intents');
   const list = answer?.intents ?? [];
   box.hidden = !list.length;
-  const note = el('p', { id: 'intent-note', class: 'hint', 'aria-live': 'polite' });
-  const buttons = list.map((intent) => {
+  buttons = list.map((intent) => {
     const button = el('button', { type: 'button', 'data-intent': intent.id, 'aria-pressed': 'false', title: intent.question }, intent.label);
     button.addEventListener('click', () => {
+      // A fresh start from the intent: the job fields go back to the core's (the intent's recipe fills them).
       for (const key of fieldIds) {
-        const given = key in intent.job;
-        setField(key, given ? intent.job[key] : defaults[key]);
-        if (given) state.touched.add(key); else state.touched.delete(key);
+        setField(key, defaults[key]);
+        state.touched.delete(key);
       }
-      if ('gpus' in intent.job) state.yourGpus.count = String(intent.job.gpus);
+      state.intent = intent.id;
+      state.fp8 = '';
+      $('fp8_recipe').value = '';
       for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the cluster panel holds this object
-      Object.assign(state.cluster, intent.cluster ?? {});
-      for (const b of box.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b === button));
-      note.textContent = `${intent.question} Preset: ${Object.entries(intent.job_sources ?? {})
-        .map(([key, why]) => `${labelOf(key)} ${intent.job[key]} (${why})`).join('; ')}.`;
+      showIntent();
       onApply(intent);
     });
     return button;
   });
-  box.replaceChildren(el('span', { class: 'intents-title' }, 'I want to:'), ...buttons, note);
+  box.replaceChildren(el('span', { class: 'intents-title' }, 'I want to:'), ...buttons);
+  showIntent();
+}
+
+// The user changed what the intent is about (its mode, framework or engine): the intent steps aside, and the
+// values its recipe gave (the answer's recipe fields, as the core read them) stay on the form as the user's own.
+export function leaveIntent(result, fieldIds, changed) {
+  if (!state.intent) return;
+  for (const { key } of result?.recipe?.fields ?? []) {
+    if (key === changed || state.touched.has(key) || !fieldIds.includes(key) || !(key in result.job)) continue;
+    setField(key, result.job[key]);
+    state.touched.add(key);
+  }
+  state.intent = '';
+  showIntent();
 }

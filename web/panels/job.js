@@ -95,6 +95,8 @@ export function initJob(coreOptions) {
   fillSelect($('framework'), listOf('framework', options.frameworks));
   fillSelect($('engine'), listOf('engine', options.engines));
   for (const key of ['precision', 'loss', 'report', 'attention']) fillSelect($(key), listOf(key, options[key]));
+  // FP8 training as one choice: the planner's recipes and the memory each implies (the core's list).
+  fillSelect($('fp8_recipe'), [['', 'None (BF16)'], ...(options.fp8_recipes ?? []).map((r) => [r.id, r.label])]);
   // Fields the core added that this page has no control for yet.
   const more = $('more-fields');
   for (const key of Object.keys(defaults)) {

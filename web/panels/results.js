@@ -1,25 +1,28 @@
-// Results: the verdict for your GPUs, the two cards (the job and its
-// counterpart), the breakdown (training: steady or peak, the core's views),
-// the serving view, the notes and assumptions the core gives, and the GPU
-// table. Every number and text here is the core's.
-import { modeTitle, counterpartJob } from '../vramcalc-client.js';
+// Results: the head of the core's one answer (docs/answer.md): the verdict for your machine with the
+// model's name, the two cards, the capacity line, the recipe, the breakdown (training: steady or peak,
+// the core's views), the serving view, the notes, the assumptions (one disclosure) and the GPU table.
+// Every number and text here is the core's; the page only places them.
 import { labelledMessage } from './job.js';
 import { renderVerdict } from './your-gpus.js';
-import { renderBar, renderBreakdownRows, renderFitRows, renderList } from '../render.js';
+import { renderBar, renderBreakdownRows, renderFitRows, renderList, el } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
 
-function renderCard(card, result, title) {
-  if (title) card.querySelector('[data-title]').textContent = title;
-  if (!result.ok) {
-    card.querySelector('[data-total]').textContent = '—';
-    card.querySelector('[data-sub]').textContent = labelledMessage(result.error.field, result.error.message);
-    return;
-  }
-  card.querySelector('[data-total]').textContent = result.total_text;
-  // The verdict with no GPU chosen already says where the total is ("… on one GPU", "… in all").
-  card.querySelector('[data-sub]').textContent = result.verdict.status === 'none' ? result.verdict.text
-    : `${result.total_scope_text} · ${result.verdict.text}`;
+function renderCard(box, card) {
+  box.hidden = !card;
+  if (!card) return;
+  box.querySelector('[data-title]').textContent = card.title;
+  box.querySelector('[data-total]').textContent = card.total_text;
+  box.querySelector('[data-sub]').textContent = card.text;
+  box.classList.toggle('current', card.current);
+}
+
+// The counterpart refused (its own error): its card says so, the job's card stands.
+function renderCardError(box, error) {
+  box.hidden = false;
+  box.querySelector('[data-total]').textContent = '—';
+  box.querySelector('[data-sub]').textContent = labelledMessage(error.field, error.message);
+  box.classList.remove('current');
 }
 
 // The GPU table shows your GPU, the one recommended and a few common ones, until "Show all".
@@ -60,7 +63,8 @@ function renderBreakdown(result) {
   const chosen = views.length ? document.querySelector('input[name=view-choice]:checked')?.value : null;
   const view = views.find((v) => v.key === chosen) ?? null;
   const classic = view?.key === 'classic';
-  const title = `${modeTitle(result.job.mode)} · ${result.weight_format} · ${result.total_scope_text}`;
+  const card = result.cards.find((c) => c.current);
+  const title = `${card?.title ?? result.job.mode} · ${result.total_scope_text}`;
   $('breakdown-title').textContent = view ? `${title} · ${view.label}` : title;
   // The bar is the step's terms (its segments' shares are the core's): not drawn for the classic count.
   $('bar').hidden = classic;
@@ -71,7 +75,8 @@ function renderBreakdown(result) {
   $('view-text').textContent = view?.text ?? '';
 }
 
-// Inference: the KV the users need against what the pool holds (vLLM / SGLang), in one unit.
+// Inference: the KV the users need against what the pool holds (vLLM / SGLang), in one unit, and what the
+// users need in all (the headline), as the engine's own view beside it.
 function renderServing(result) {
   const s = result.serving_view;
   const box = $('serving-view');
@@ -79,6 +84,9 @@ function renderServing(result) {
   if (!s) return;
   box.textContent = s.text;  // under an engine it ends with fits / does not fit (the core's words)
   box.dataset.fits = String(s.fits);
+  const need = $('serving-need');
+  need.hidden = !s.need_why;
+  need.textContent = s.need_why ? `What the users need: ${s.need_why}. ${s.engine_text}.` : '';
 }
 
 // Where the weights' size comes from (the core's weights_source), said plainly.
@@ -95,32 +103,68 @@ function renderWeightsSource(result) {
     : `Weights: ${result.weight_format}, ${weightSources[result.weights_source] ?? result.weights_source}`;
 }
 
-export function renderResults(result, other, { name, options }) {
+// The recipe the figures are, on one line, its fields (and what the machine changed) behind "more".
+function renderRecipe(result) {
+  const r = result.recipe;
+  $('recipe-text').textContent = r.text;
+  const items = [...r.fields.map((f) => el('li', { 'data-key': f.key, title: f.source }, `${f.label}: ${f.value}`)),
+    ...r.adapted.map((a) => el('li', { class: 'adapted' }, a))];
+  $('recipe-fields').replaceChildren(...items);
+  $('intent-note').classList.toggle('bare', !items.length);
+}
+
+// The presets' values in force: one disclosure, each field once (the core's), its source beside it.
+function renderAssumptions(result) {
+  const list = result.assumptions ?? [];
+  $('assumptions-count').textContent = `Assumptions (${list.length})`;
+  $('assumptions').replaceChildren(...list.map((a) => {
+    const li = el('li', { 'data-key': a.key }, a.text);
+    if (a.source) li.append(el('span', { class: 'source' }, ` ${a.source}`));
+    return li;
+  }));
+  $('assumptions-box').hidden = !list.length;
+}
+
+// The phone's bottom bar and the desktop's one sticky line: the model, the headline and the verdict.
+function renderQuick(result, name) {
+  const h = result.headline;
+  const quick = $('quick');
+  quick.replaceChildren(el('a', { href: '#model-search', tabindex: '-1', class: 'model-jump' }, name), ': ',
+    el('strong', {}, h.total_text), ` ${h.scope_text} · ${result.verdict.text}`);
+  quick.dataset.status = result.verdict.status;
+  quick.hidden = false;
+  const stick = $('stick');
+  stick.replaceChildren(el('strong', {}, name), ` · ${h.total_text} ${h.scope_text} · ${result.verdict.text}`);
+  stick.dataset.status = result.verdict.status;
+  stick.title = stick.textContent;
+}
+
+export function renderResults(result, { name }) {
   const m = result.model;
   $('model-info').textContent = `${name}: ${m.params_total_text} parameters` +
     (m.is_moe ? ` (${m.params_active_text} active per token, ${m.experts_per_token} of ${m.experts} experts)` : '') +
     ` · ${m.layers} layers, hidden ${m.hidden_size}`;
-  const inferenceFirst = result.job.mode === 'inference';
-  const [inference, training] = inferenceFirst ? [result, other] : [other, result];
-  renderCard($('card-inference'), inference);
+  const byKey = (key) => result.cards.find((c) => c.key === key);
+  renderCard($('card-inference'), byKey('inference'));
+  renderCard($('card-training'), byKey('training'));
+  if (result.counterpart && !result.counterpart.ok) {
+    renderCardError(result.job.mode === 'inference' ? $('card-training') : $('card-inference'), result.counterpart.error);
+  }
   renderWeightsSource(result);
-  renderCard($('card-training'), training, modeTitle(inferenceFirst ? counterpartJob(result.job, options).mode : result.job.mode));
-  $('card-inference').classList.toggle('current', inferenceFirst);
-  $('card-training').classList.toggle('current', !inferenceFirst);
   lastShown = result;
-  renderVerdict(result);
+  renderVerdict(result, name);
   // The figures baked into the page at build time (scripts/bake.mjs) are replaced by the core's from now on.
   for (const baked of document.querySelectorAll('[data-baked]')) baked.removeAttribute('data-baked');
   document.documentElement.dataset.firstView = 'core';
+  renderRecipe(result);
   renderServing(result);
   renderBreakdown(result);
   $('total-note').textContent = result.layout.gpus > 1
     ? `${result.total_all_gpus_text} over ${result.layout.gpus} GPUs (DP ${result.layout.dp} × TP ${result.layout.tp} × PP ${result.layout.pp})`
     : '';
-  $('ratio').textContent = `Raw weights: ${result.weights_reference_text}. This job needs ${result.ratio_text} that.`;
+  $('ratio').textContent = result.ratio_sentence;
   renderList($('notes'), result.notes);
-  renderList($('assumptions'), result.assumptions);
-  $('assumptions-box').hidden = !result.assumptions?.length;
+  renderAssumptions(result);
   // The core fits training with the chosen ZeRO stage, or ZeRO-3 when none is chosen (core/fit.cpp).
   $('needed-head').textContent = result.job.mode === 'inference' ? 'GPUs needed (TP + PP)'
     : `GPUs needed (ZeRO-${result.layout.zero > 0 ? result.layout.zero : 3})`;
@@ -130,12 +174,7 @@ export function renderResults(result, other, { name, options }) {
   warn.hidden = !warn.textContent;
   renderFitRows(document.querySelector('#fits tbody'), result);
   filterFitRows(result);
-  // The phone's always-visible verdict (a copy, hidden from screen readers).
-  const quick = $('quick');
-  quick.replaceChildren(`${modeTitle(result.job.mode)}: `, Object.assign(document.createElement('strong'), { textContent: result.total_text }),
-    ` ${result.total_scope_text} · ${result.verdict.text}`);
-  quick.dataset.status = result.verdict.status;
-  quick.hidden = false;
+  renderQuick(result, name);
 }
 
 // What the results area shows: 'result' (fresh), 'stale' (the last good

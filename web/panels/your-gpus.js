@@ -128,13 +128,15 @@ export function initYours(gpuCatalog, onChange) {
   box.addEventListener('input', (e) => { if (e.target.type === 'number') changed(e); });
 }
 
-// The core's verdict for your GPUs, in one line, coloured by its status; the
-// capacity once, with where it comes from.
-export function renderVerdict(result) {
+// The core's verdict for your GPUs, in one line, coloured by its status, after the model's name (a link
+// to the model search); the GPU's capacity once, as the GPU's, with where it comes from (the core's
+// capacity line: under vLLM / SGLang the engine's budget and pool are the engine's view, said elsewhere).
+export function renderVerdict(result, name = '') {
   const v = result.verdict;
   const line = $('verdict');
   line.dataset.status = v?.status ?? 'none';
+  line.closest('.verdict-line').dataset.status = line.dataset.status;
   line.textContent = v ? (v.status === 'none' ? v.headline || v.text : v.text) : '';
-  $('gpu-source').textContent = v && v.status !== 'none'
-    ? `${v.gpu_name}: ${v.capacity_text} usable each (${v.capacity_source}).` : '';
+  $('model-jump').textContent = name;
+  $('gpu-source').textContent = result.capacity?.text ?? '';
 }

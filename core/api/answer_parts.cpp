@@ -1,0 +1,154 @@
+#include "api/answer_parts.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "answers/inverse.hpp"
+#include "api/chart.hpp"
+#include "api/intents.hpp"
+#include "api/sweep.hpp"
+#include "cluster/cluster.hpp"
+#include "serving/serving.hpp"
+#include "text/errors.hpp"
+#include "text/guarded.hpp"
+#include "text/units.hpp"
+
+namespace vramcalc {
+namespace {
+
+using nlohmann::json;
+
+const char* question_title(Question q) {
+    switch (q) {
+        case Question::MaxContext: return "Longest context";
+        case Question::MaxBatch: return "Largest batch";
+        case Question::BestFormat: return "Largest weight format";
+        case Question::MinGpus: return "Fewest GPUs";
+        case Question::MaxGpuLayers: return "Most layers on the GPU (-ngl)";
+    }
+    return "";
+}
+
+// One side of a row: under vLLM / SGLang the KV the users need against the engine's pool (the engine's
+// budget is the same on both sides, so its total says nothing); otherwise the per-GPU total.
+std::string figure(const Answer& a, bool next) {
+    if (a.pooled) {
+        const double kv = next ? a.kv_next : a.kv_at, pool = next ? a.pool_next : a.pool_at;
+        return "KV " + gb_text(kv) + " of a " + gb_text(pool) + " pool";
+    }
+    return gb_text(next ? a.total_next : a.total_at);
+}
+
+void write_row(JsonWriter& w, Question question, const Answer& a) {
+    w.begin_object().field("question", question_name(question)).field("title", question_title(question));
+    w.field("found", a.found).field("text", a.text);
+    if (a.found) w.field("answer", a.value);
+    else w.key("answer").raw("null");
+    if (a.found && a.next_exists) w.field("next", a.next);
+    else w.key("next").raw("null");
+    const std::string at = a.found ? figure(a, false) : "", next = a.found && a.next_exists ? figure(a, true) : "";
+    w.field("at_figure", at).field("next_figure", next).field("fits_at_next", a.fits_next);
+    w.field("at_text", a.found ? a.answer_label + ": " + at + " ✓ fits" : "—");
+    w.field("next_text", !a.found ? "—" : !a.next_exists ? "end of the range"
+                                                          : a.next_label + ": " + next + (a.fits_next ? " ✓ fits" : " ✗ does not fit"));
+    // Two sides that read the same figure say why the fit still differs.
+    std::string same;
+    if (a.found && a.next_exists && at == next)
+        same = a.pooled ? "the KV and the pool are the same on both sides: the engine's other tests decide (one max_model_len "
+                          "request, its CUDA graphs)"
+                        : "both round to the same figure; the fit is decided below the rounding";
+    w.field("same_why", same).end_object();
+}
+
+// The GPU "what fits" answers on: yours, else the one the verdict recommends (at its count and layout).
+void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate* e) {
+    json asked = q.job;
+    std::string chosen = "yours";
+    if (device_bytes(job) <= 0) {
+        const Recommendation& r = e->verdict.recommendation;
+        if (!r.found) {
+            w.begin_object().field("chosen", "none").field("gpu", "").field("gpu_name", "").field("gpus", static_cast<int64_t>(0));
+            w.field("text", "No GPU chosen, and no GPU of the catalog holds this job: choose yours under Your GPUs.");
+            w.key("rows").begin_array().end_array().end_object();
+            return;
+        }
+        chosen = "recommended";
+        asked["gpu"] = r.gpu_id;
+        asked["gpus"] = r.gpus;
+        int zero = job.zero;
+        // The layout the recommendation counted at that count (answers/fit.cpp fit_layout).
+        if (trains(job) && training_layout_for(job, r.gpus, zero) && !asked.contains("zero") && zero > 0) asked["zero"] = zero;
+    }
+    const Job on = parse_job(asked);
+    const std::string name = on.device_gib > 0 ? "GPU of " + capacity_text(device_bytes(on)) : on.gpu->name;
+    const std::string where = (on.gpus > 1 ? std::to_string(on.gpus) + " × " : "") + name + " · " + capacity_text(device_bytes(on));
+    w.begin_object().field("chosen", chosen).field("gpu", on.device_gib > 0 ? "custom" : on.gpu->id).field("gpu_name", name);
+    w.field("gpus", on.gpus).field("capacity_text", capacity_text(device_bytes(on)));
+    w.field("text", chosen == "yours" ? "On your " + where + ", with the rest of the job as set."
+                                      : "No GPU chosen: on the recommended " + where + ", with the rest of the job as set.");
+    w.key("rows").begin_array();
+    for (const char* name_q : question_names()) {
+        const Question question = parse_question(name_q);
+        try {
+            write_row(w, question, solve(model, on, question));
+        } catch (const InputError& err) {
+            // A question this engine or mode does not ask (-ngl outside llama.cpp, the format when training).
+            if (err.field() == "job.engine" || err.field() == "job.mode") continue;
+            w.begin_object().field("question", name_q).field("title", question_title(question)).field("found", false);
+            w.field("error", err.what()).end_object();
+        }
+    }
+    w.end_array().end_object();
+}
+
+// The planner on the machine (else on the recommended GPUs), and whether its timed layout fits beside the verdict.
+void write_planner(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate* e) {
+    json cluster = q.cluster;
+    std::string planner;
+    if (job.device_gib > 0) {
+        planner = error_json("machine.gpu", "machine.gpu: the planner times catalog GPUs (their compute and links); a GPU given "
+                                            "by its memory has none: choose yours from the list");
+    } else {
+        if (!job.gpu && e && e->verdict.recommendation.found) {
+            cluster["gpu"] = e->verdict.recommendation.gpu_id;
+            if (!cluster.contains("gpus")) cluster["gpus"] = e->verdict.recommendation.gpus;
+        }
+        planner = guarded([&] { return cluster_answer(model, job, parse_cluster(cluster, job)); });
+    }
+    w.key("planner").raw(planner);
+    // The check the answer's parts keep (docs/answer.md): when the verdict fits, the planner's chosen layout should.
+    const json p = json::parse(planner);
+    w.key("planner_check").begin_object();
+    if (p.value("ok", false)) {
+        const json& part = p.contains("train") ? p["train"] : p["serve"];
+        w.field("gpus", p["hardware"].value("gpus", static_cast<int64_t>(0))).field("gpu", p["hardware"]["gpu"].value("id", ""));
+        w.field("layout_text", part["layout"].value("text", "")).field("fits", part.value("fits", false));
+        if (e) {
+            const std::string status = e->verdict.status;
+            w.field("verdict_fits", status == "fits" || status == "tight" || status == "partial");
+        }
+    }
+    w.end_object();
+}
+
+}  // namespace
+
+void write_parts(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate* e) {
+    if (q.parts & kPartWhatFits) {
+        w.key("what_fits");
+        write_what_fits(w, model, q, job, e);
+    }
+    if (q.parts & kPartCharts) {
+        w.key("charts").begin_object();
+        for (const char* axis : {"seq", "batch"}) w.key(axis).raw(guarded([&] { return chart_for(model, job, axis); }));
+        w.end_object();
+    }
+    if (q.parts & kPartPlanner) write_planner(w, model, q, job, e);
+    if (q.parts & kPartMatrix) w.key("matrix").raw(matrix_for(model, q.job.dump()));
+    if (q.parts & kPartLadder) {
+        w.key("ladder");
+        if (!trains(job) && llama_cpp_like(job)) w.raw(ladder_for(model, q.job.dump()));
+        else w.raw("null");
+    }
+}
+
+}  // namespace vramcalc
