@@ -318,10 +318,11 @@ int run(int argc, char** argv) {
         // The page's first paint: the head of the answer to the default question (its counterpart inside), from
         // the same core the wasm runs.
         const json asked = {{"model_name", model_name}, {"job", job_fields}, {"parts", {"head"}}};
-        const json head = json::parse(answer_for(model, asked.dump()));
+        const std::string text = answer_for(model, asked.dump());
+        const json head = json::parse(text);
         if (!head.value("ok", false)) throw InputError(head["error"].value("field", "job"), head["error"].value("message", "refused"));
-        std::cout << json{{"ok", true}, {"model", model_id}, {"job", job_fields}, {"estimate", head}, {"counterpart", head["counterpart"]}}.dump()
-                  << "\n";
+        std::cout << "{\"ok\":true,\"model\":" << json(model_id).dump() << ",\"job\":" << job_fields.dump() << ",\"estimate\":" << text
+                  << ",\"counterpart\":" << head["counterpart"].dump() << "}\n";
         return 0;
     }
     if (!question.empty()) {

@@ -55,7 +55,7 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
                                                    : ", the last (it holds the head and the loss)") +
                         ": " + plain_number(s.layers) + " layers, " + plain_number(s.in_flight) +
                         " micro-batches of their activations in flight" +
-                        (job.pp_stage == PpStage::Peak ? "; the stage that needs the most (pp_stage picks another)." : "."));
+                        (job.pp_stage == PpStage::Peak ? "; the stage that needs the most (choose another under Pipeline stage shown)." : "."));
     }
     if (!trains(job) && e.layout.gpus > 1 && llama_cpp_like(job))
         notes.push_back(e.serving.split.empty() ? "llama.cpp over " + count(e.layout.gpus) + " GPUs."

@@ -108,8 +108,19 @@ const char* pool_words(GpuPool pool, const Job& job) {
     return gpu_pool_name(pool);
 }
 
-// The fewest GPUs of the pool that hold the job with 10 % headroom, the smaller GPU first among
-// equal counts; the counts are the GPU table's. None with headroom: the first that fits, marked tight.
+// Counts a person buys or rents (issue 33): 1, 2, 4 or 8 GPUs (one machine), then whole nodes of 8.
+int64_t common_count(int64_t n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : (n + 7) / 8 * 8; }
+// The most of one kind a person puts together: a box of 8 consumer or workstation cards, one Mac; data-centre
+// parts by the node, up to the fewest-GPUs answer's limit.
+int64_t most_of(const Gpu& g) {
+    const GpuKind k = gpu_kind(g);
+    return k == GpuKind::Apple ? 1 : k == GpuKind::Datacenter ? kMinGpusLimit : 8;
+}
+
+// What a person would buy or rent: for each GPU of the pool, the smallest common count from the GPU
+// table's fewest that holds the job with at least 10 % headroom (the next common counts tried when the
+// first is tight); then fewest nodes first, the clouds' instance families before rarer parts, fewest GPUs,
+// the smaller GPU. None with headroom: the best tight one, said so.
 Recommendation recommend(const Plan& p, const Estimate& e) {
     Recommendation r;
     const Job& job = p.job;
@@ -117,49 +128,63 @@ Recommendation recommend(const Plan& p, const Estimate& e) {
     struct Candidate {
         const Gpu* gpu;
         int64_t n;
+        AtCount at;
+        bool roomy;
     };
-    std::vector<Candidate> order;
+    std::vector<Candidate> found;
     const auto& catalog = gpu_catalog();
-    for (size_t i = 0; i < catalog.size() && i < e.fits.size(); ++i) {
-        const GpuFit& f = e.fits[i];
-        if (!in_pool(catalog[i], job.recommend_from, job)) continue;
-        // A job laid out on several GPUs is judged on that many; otherwise on the table's fewest.
-        const int64_t n = job.gpus > 1 ? (f.fits_as_configured ? job.gpus : 0) : f.gpus_needed;
-        if (n > 0) order.push_back({&catalog[i], n});
-    }
-    std::stable_sort(order.begin(), order.end(), [](const Candidate& a, const Candidate& b) {
-        return a.n != b.n ? a.n < b.n : gpu_bytes(*a.gpu) < gpu_bytes(*b.gpu);
-    });
     const Layout chosen = e.layout;
     std::map<int64_t, FitAt> totals;
-    for (size_t i = 0; i < order.size(); ++i) {
-        const Candidate& c = order[i];
-        const double cap = gpu_bytes(*c.gpu);
-        AtCount a;
+    for (size_t i = 0; i < catalog.size() && i < e.fits.size(); ++i) {
+        const GpuFit& f = e.fits[i];
+        const Gpu& g = catalog[i];
+        if (!in_pool(g, job.recommend_from, job)) continue;
+        const double cap = gpu_bytes(g);
         if (job.gpus > 1) {
-            a = {true, true, pooled(job) ? e.serving.kv_needed : e.breakdown.total(), cap, layout_label(job, e.layout)};
-            if (pooled(job)) a = at_count(p, chosen, c.gpu, cap, job.gpus);
-        } else {
-            a = at_count(p, chosen, c.gpu, cap, c.n, &totals);
+            // A job laid out on several GPUs is judged on that many.
+            if (!f.fits_as_configured && !pooled(job)) continue;
+            AtCount a{true, true, e.breakdown.total(), cap, layout_label(job, e.layout)};
+            if (pooled(job)) a = at_count(p, chosen, &g, cap, job.gpus);
+            if (a.fits) found.push_back({&g, job.gpus, a, headroom(a.used, a.capacity) >= kTightHeadroom});
+            continue;
         }
-        if (!a.fits) continue;
-        const bool roomy = headroom(a.used, a.capacity) >= kTightHeadroom;
-        if (!roomy && r.found) continue;  // keep the first tight one only until a roomy one turns up
-        r.found = true;
-        r.gpu_id = c.gpu->id;
-        r.gpu_name = c.gpu->name;
-        r.gpus = c.n;
-        r.layout = a.layout;
-        r.per_gpu_bytes = a.used;
-        r.capacity_bytes = a.capacity;
-        r.tight = !roomy;
-        if (roomy) break;
+        if (f.gpus_needed <= 0) continue;
+        // The common counts from the table's fewest, until one leaves 10 % free (three tried at most).
+        Candidate best{&g, 0, {}, false};
+        int64_t n = common_count(f.gpus_needed);
+        for (int tries = 0; tries < 3 && n <= most_of(g); ++tries, n = common_count(n + 1)) {
+            const AtCount a = at_count(p, chosen, &g, cap, n, pooled(job) || llama_cpp_like(job) ? nullptr : &totals);
+            if (!a.fits) continue;
+            const bool roomy = headroom(a.used, a.capacity) >= kTightHeadroom;
+            if (best.n == 0 || roomy) best = {&g, n, a, roomy};
+            if (roomy) break;
+        }
+        if (best.n > 0) found.push_back(best);
     }
-    if (!r.found) {
+    auto nodes = [](int64_t n) { return (n + 7) / 8; };
+    const auto better = [&](const Candidate& a, const Candidate& b) {
+        if (a.roomy != b.roomy) return a.roomy;
+        if (nodes(a.n) != nodes(b.n)) return nodes(a.n) < nodes(b.n);
+        if (gpu_widely_rented(*a.gpu) != gpu_widely_rented(*b.gpu)) return gpu_widely_rented(*a.gpu);
+        if (a.n != b.n) return a.n < b.n;
+        return gpu_bytes(*a.gpu) < gpu_bytes(*b.gpu);
+    };
+    const Candidate* best = nullptr;
+    for (const Candidate& c : found)
+        if (!best || better(c, *best)) best = &c;
+    if (!best) {
         r.text = std::string("no ") + (r.pool == std::string("any") ? "" : r.pool + " ") +
                  "GPU of the catalog holds it at any count (lower batch or sequence length, or use checkpointing)";
         return r;
     }
+    r.found = true;
+    r.gpu_id = best->gpu->id;
+    r.gpu_name = best->gpu->name;
+    r.gpus = best->n;
+    r.layout = best->at.layout;
+    r.per_gpu_bytes = best->at.used;
+    r.capacity_bytes = best->at.capacity;
+    r.tight = !best->roomy;
     r.text = gpus_text(r.gpus, r.gpu_name, r.layout) + ": " +
              (pooled(job) ? "KV " + use_text(r.per_gpu_bytes, r.capacity_bytes, 1) + " of its pool"
                           : use_text(r.per_gpu_bytes, r.capacity_bytes, r.gpus)) +
@@ -272,6 +297,11 @@ Verdict verdict_for(const Plan& p, const Estimate& e) {
                       gpus_text(v.needs_gpus, v.gpu_name, a.layout) + ", " +
                       (pooled(job) ? "KV " + use_text(a.used, a.capacity, 1) + " of the pool" : use_text(a.used, a.capacity, v.needs_gpus)) +
                       (headroom(a.used, a.capacity) < kTightHeadroom ? " (tight: under 10 % headroom)" : "");
+            // More of it than anyone puts together (42 × RTX 3060): what a person would buy or rent instead.
+            if (user_gpu(job) && v.needs_gpus > most_of(*user_gpu(job))) {
+                v.recommendation = recommend(p, e);
+                if (v.recommendation.found) v.text += "; more than one machine of them → " + v.recommendation.text;
+            }
         } else {
             v.recommendation = recommend(p, e);
             v.text += std::string("; no count of it holds the job (") +

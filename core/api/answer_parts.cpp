@@ -28,14 +28,21 @@ const char* question_title(Question q) {
     return "";
 }
 
+// A size to four decimals in the answer's unit: two sides a step apart that print alike at two decimals
+// (context 6,950 and 6,951 tokens) are told apart, as they are by the test that decides.
+std::string fine_text(double bytes) {
+    return printf_text("%.4f", bytes / unit_bytes(text_unit())) + " " + unit_symbol(text_unit());
+}
+
 // One side of a row: under vLLM / SGLang the KV the users need against the engine's pool (the engine's
 // budget is the same on both sides, so its total says nothing); otherwise the per-GPU total.
-std::string figure(const Answer& a, bool next) {
+std::string figure(const Answer& a, bool next, bool fine = false) {
+    const auto size = [fine](double b) { return fine ? fine_text(b) : gb_text(b); };
     if (a.pooled) {
         const double kv = next ? a.kv_next : a.kv_at, pool = next ? a.pool_next : a.pool_at;
-        return "KV " + gb_text(kv) + " of a " + gb_text(pool) + " pool";
+        return "KV " + size(kv) + " of a " + size(pool) + " pool";
     }
-    return gb_text(next ? a.total_next : a.total_at);
+    return size(next ? a.total_next : a.total_at);
 }
 
 void write_row(JsonWriter& w, Question question, const Answer& a) {
@@ -45,17 +52,18 @@ void write_row(JsonWriter& w, Question question, const Answer& a) {
     else w.key("answer").raw("null");
     if (a.found && a.next_exists) w.field("next", a.next);
     else w.key("next").raw("null");
-    const std::string at = a.found ? figure(a, false) : "", next = a.found && a.next_exists ? figure(a, true) : "";
+    std::string at = a.found ? figure(a, false) : "", next = a.found && a.next_exists ? figure(a, true) : "";
+    if (!at.empty() && at == next) at = figure(a, false, true), next = figure(a, true, true);
     w.field("at_figure", at).field("next_figure", next).field("fits_at_next", a.fits_next);
     w.field("at_text", a.found ? a.answer_label + ": " + at + " ✓ fits" : "—");
     w.field("next_text", !a.found ? "—" : !a.next_exists ? "end of the range"
                                                           : a.next_label + ": " + next + (a.fits_next ? " ✓ fits" : " ✗ does not fit"));
-    // Two sides that read the same figure say why the fit still differs.
+    // Two sides with the same figure even to four decimals say why the fit still differs.
     std::string same;
     if (a.found && a.next_exists && at == next)
-        same = a.pooled ? "the KV and the pool are the same on both sides: the engine's other tests decide (one max_model_len "
-                          "request, its CUDA graphs)"
-                        : "both round to the same figure; the fit is decided below the rounding";
+        same = a.pooled ? "the KV and the pool are the same on both sides: the engine's other tests decide (one request of the "
+                          "longest length, its CUDA graphs)"
+                        : "the same per-GPU total on both sides: the engine's own test decides";
     w.field("same_why", same).end_object();
 }
 

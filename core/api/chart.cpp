@@ -111,7 +111,7 @@ std::string chart_for(const Model& m, const Job& job, const std::string& axis) {
 
         JsonWriter w;
         w.begin_object().field("ok", true).field("axis", axis).field("units", unit_name(job.units));
-        w.field("x_label", seq ? "Sequence length (tokens)" : "Batch (sequences per GPU)");
+        w.field("x_label", seq ? "Sequence length (tokens)" : trains(job) ? "Batch (sequences per GPU)" : "Users at once (batch)");
         w.field("y_label", pooled ? std::string("KV cache needed, ") + unit_symbol(job.units) : std::string("Memory per GPU, ") + unit_symbol(job.units));
         w.field("plotted", pooled ? "kv_needed" : "total").field("context_length", context);
         w.key("terms").begin_array();

@@ -108,6 +108,16 @@ const char* usable_source(const Gpu& gpu) {
     return "";
 }
 
+// The parts of the clouds' GPU instance families (the comment above kRows), ranked first among equal
+// numbers of nodes: MI325X, MI355X and B300 are bought or rented from fewer places.
+bool gpu_widely_rented(const Gpu& gpu) {
+    const Row* r = row_of(gpu);
+    if (!r || !r->common) return false;
+    for (const char* id : {"mi325x", "mi355x", "b300"})
+        if (std::strcmp(r->id, id) == 0) return false;
+    return true;
+}
+
 bool gpu_common(const Gpu& gpu) {
     const Row* r = row_of(gpu);
     return r && r->common;

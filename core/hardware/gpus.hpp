@@ -59,6 +59,7 @@ const char* gpu_kind_name(GpuKind k);  // "consumer", "workstation", "datacenter
 const char* usable_source(const Gpu& gpu);
 bool usable_measured(const Gpu& gpu);  // the figure was read on this GPU, not taken from the box
 bool gpu_common(const Gpu& gpu);       // one a recommendation may name (bought or rented by the hour)
+bool gpu_widely_rented(const Gpu& gpu); // common, and in the major clouds' instance families (not MI325X, MI355X, B300)
 double gpu_bytes(const Gpu& gpu);      // usable capacity in bytes
 // The catalog entry with this id; throws InputError(field, ...) listing the ids.
 const Gpu& find_gpu(const std::string& id, const std::string& field);

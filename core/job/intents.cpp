@@ -44,7 +44,7 @@ const std::vector<Intent> kIntents = {
     {"fine_tune",
      "Fine-tune",
      "Does a LoRA / QLoRA fine-tune of this model fit my GPU?",
-     "QLoRA, Unsloth recipe",
+     "Unsloth's notebooks",
      {
          {"mode", "\"qlora\"", "QLoRA (Dettmers et al. 2023): 4-bit NF4 base, LoRA adapters, the usual single-GPU fine-tune"},
          {"framework", "\"unsloth\"", "Unsloth's notebooks, the most copied single-GPU recipe (unslothai/notebooks)"},

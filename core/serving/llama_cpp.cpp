@@ -202,9 +202,9 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
                           g.mix + ", " + printf_text("%.2f", g.total() * 8 / p.m.params.total) + " bits/weight, " +
                           gib_text(g.total()) + "): " + count_text(s.gpu_layers) + "/" + count_text(L) + " layers" +
                           (output_on_gpu ? " + output" : "") + " offloaded" + (s.split.empty() ? "" : " (" + s.split + ")") +
-                          "; " + count_text(f.layers) + (f.output ? " layers + output" : " layers") + where + " = " +
-                          mib_text(f.weights) + "; token_embd " + mib_text(g.token_embd) + " in host memory" +
-                          (job.experts_on_cpu ? "; routed experts in host memory (-ot exps=CPU)" : "");
+                          "; token_embd " + mib_text(g.token_embd) + " in host memory" +
+                          (job.experts_on_cpu ? ", routed experts in host memory (-ot exps=CPU)" : "") + "; " +
+                          count_text(f.layers) + (f.output ? " layers + output" : " layers") + where + " = " + mib_text(f.weights);
         b.why[kKvCache] = kv_why(p, kv_cost(p, one, static_cast<double>(f.layers) / Ld), f.kv) + where +
                           (kv_cpu > 0 ? "; " + gib_text(kv_cpu) + " with the CPU layers" : "");
         b.why[kBuffers] = "ggml compute buffer for n_ubatch " + count_text(job.n_ubatch) + where + ": max(" +

@@ -112,7 +112,7 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
                                                : std::string()) +
                               ": t·(2h + 3·I" + std::string(l.tp > 1 ? "/TP" : "") + ") = " +
                               gb_text(work) + (scores > 0 ? " + attention scores b·a·s² " + gb_text(scores) : " (no s² scores)") +
-                              " + last-token fp32 logits " + gb_text(logits);
+                              " + last-token fp32 logits " + gb_text(logits) + " = " + gb_text(b.bytes[kActivations]);
         b.why[kKvCache] = kv_why(p, k, b.bytes[kKvCache]);
     }
     return false;

@@ -102,6 +102,8 @@ void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, co
     if (explain && pad > 0)
         b.why[kWeights] += " + the MXFP4 experts' padding for " + std::string(job.gpu_is_hopper ? "Triton" : "Marlin") +
                            " kernels " + gib_text(pad);
+    // The formula closes on the row's figure once vLLM's own additions are counted.
+    if (explain && (rope > 0 || pad > 0)) b.why[kWeights] += " = " + gib_text(b.bytes[kWeights]);
     const double W = b.bytes[kWeights];
     s.kv_pool = s.budget - W - act - non_torch - (s.graphs_in_budget ? g.bytes : 0);
     s.kv_quiet = s.budget - W - s.profile_forward - s.non_torch_quiet - (s.graphs_in_budget ? g.bytes : 0);

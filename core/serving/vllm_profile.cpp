@@ -106,7 +106,7 @@ VllmProfile vllm_profile(const Plan& p, const Layout& l, const VllmSetup& v, boo
         if (samples)
             r.why += "; the sampler over " + count_text(n) + " rows × " + count_text(c.vocab) + " vocab × " +
                      printf_text("%.0f", dtype + (job.sampler_in_profile ? job.sampler_extra_bytes : 0)) + " bytes + the hidden states = " +
-                     gib_text(r.sampler) + (r.fixed > 0 ? " + its " + printf_text("%.0f", job.sampler_fixed_mib) + " MiB workspace" : "") +
+                     gib_text(r.sampler) + (r.fixed > 0 ? " + its workspace " + gib_text(r.fixed) : "") +
                      (r.moe_kept > 0 ? " + the fused-MoE workspaces kept from the forward " + gib_text(r.moe_kept) : "");
         else
             r.why += "; no sampler on this GPU";

@@ -243,9 +243,10 @@ export function mount(root, { hardware, fields, onChange }) {
       if (shown) editor.open = shown.open;  // opened or closed since the last answer: kept as the reader left it
       renderCluster(out, answer, editor);
       // The verdict and the planner answer the same question: when they part, the page says so (the core's facts).
-      if (check && check.verdict_fits && check.fits === false) {
-        out.prepend(el('p', { class: 'vc-cl-why vc-cl-part' }, `The verdict fits your GPUs, but the planner's layout ` +
-          `(${check.layout_text}) does not fit their memory; its times are for that layout.`));
+      if (check && check.verdict_fits !== undefined && check.fits !== undefined && check.verdict_fits !== check.fits) {
+        out.prepend(el('p', { class: 'vc-cl-why vc-cl-part' }, check.verdict_fits
+          ? `The verdict fits your GPUs, but the planner's layout (${check.layout_text}) does not fit their memory; its times are for that layout.`
+          : `The verdict says the job does not fit these GPUs; the planner times its layout (${check.layout_text}) as if it did.`));
       }
       const bad = inputs[field] ?? editor.inputs.get(field);
       if (bad) {

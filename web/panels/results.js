@@ -45,6 +45,18 @@ function filterFitRows(result) {
   button.setAttribute('aria-expanded', String(showAllGpus));
 }
 export function initResults() {
+  // The one sticky line shows once the verdict itself has scrolled away (it repeats it, so not before).
+  new IntersectionObserver(([entry]) => {
+    if (entry.isIntersecting) delete $('stick').dataset.shown;
+    else if (entry.boundingClientRect.top < 0) $('stick').dataset.shown = '';
+  }).observe($('result-head'));
+  // The model's name (in the verdict, the phone's bar) leads to the model search, ready to type in.
+  document.addEventListener('click', (e) => {
+    if (!e.target.closest?.('.model-jump')) return;
+    e.preventDefault();
+    $('model-search').scrollIntoView({ block: 'center' });
+    $('model-search').focus({ preventScroll: true });
+  });
   $('fits-all').addEventListener('click', () => {
     showAllGpus = !showAllGpus;
     if (lastShown) filterFitRows(lastShown);
