@@ -121,6 +121,12 @@ export function coreClient(base) {
   let ids = 0;
 
   const emit = (event) => { for (const fn of listeners) fn(event); };
+  // Calls per method, and the answer's calls per part asked ("answer.charts"): the tests count them.
+  const count = (method, args) => {
+    counts[method] = (counts[method] ?? 0) + 1;
+    const parts = method === 'answer' ? args[1]?.parts : null;
+    if (parts) counts[`answer.${parts.join('+')}`] = (counts[`answer.${parts.join('+')}`] ?? 0) + 1;
+  };
 
   function spawn() {
     sentConfig = null;
@@ -251,7 +257,7 @@ export function coreClient(base) {
   }
 
   function call(method, args, { signal, field = 'config' } = {}) {
-    counts[method] = (counts[method] ?? 0) + 1;
+    count(method, args);
     if (signal?.aborted) return Promise.resolve(CANCELLED);
     return new Promise((resolve) => {
       const [config, ...rest] = WITH_CONFIG.has(method) ? args : [undefined, ...args];
@@ -286,7 +292,7 @@ export function coreClient(base) {
     now(method, args) {
       if (!local || kept) return undefined;
       const answer = local.call(method, args);
-      if (answer !== undefined) counts[method] = (counts[method] ?? 0) + 1;
+      if (answer !== undefined) count(method, args);
       return answer;
     },
     detachCheckpoint() {

@@ -56,7 +56,7 @@ export function renderBreakdownRows(tbody, result, withWhy = true) {
 // list is the same (every input would otherwise rebuild 40-odd rows).
 export function renderFitRows(tbody, result) {
   const cells = (f) => [f.name, f.capacity_text, f.fits_as_configured ? '✓ fits' : '✗ too small',
-    f.gpus_needed > 0 ? String(f.gpus_needed) : 'never (activations too large)'];
+    f.needed_text ?? String(f.gpus_needed)];
   const rows = tbody.rows;
   const same = rows.length === result.fits.length && result.fits.every((f, i) => rows[i].dataset.gpu === f.id);
   if (!same) {

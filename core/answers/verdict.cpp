@@ -108,6 +108,12 @@ const char* pool_words(GpuPool pool, const Job& job) {
     return gpu_pool_name(pool);
 }
 
+// What shrinks a job that no count of GPUs holds: checkpointing only when the job has less than full.
+std::string shrink_advice(const Job& job) {
+    if (!trains(job)) return "lower batch or sequence length, or a smaller format";
+    return job.checkpointing == Checkpointing::Full ? "lower batch or sequence length" : "lower batch or sequence length, or use full checkpointing";
+}
+
 // Counts a person buys or rents (issue 33): 1, 2, 4 or 8 GPUs (one machine), then whole nodes of 8.
 int64_t common_count(int64_t n) { return n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : (n + 7) / 8 * 8; }
 // The most of one kind a person puts together: a box of 8 consumer or workstation cards, one Mac; data-centre
@@ -173,8 +179,8 @@ Recommendation recommend(const Plan& p, const Estimate& e) {
     for (const Candidate& c : found)
         if (!best || better(c, *best)) best = &c;
     if (!best) {
-        r.text = std::string("no ") + (r.pool == std::string("any") ? "" : r.pool + " ") +
-                 "GPU of the catalog holds it at any count (lower batch or sequence length, or use checkpointing)";
+        r.text = std::string("no ") + (r.pool == std::string("any") ? "" : r.pool + " ") + "GPU of the catalog holds it at any count (" +
+                 shrink_advice(job) + ")";
         return r;
     }
     r.found = true;
@@ -305,8 +311,7 @@ Verdict verdict_for(const Plan& p, const Estimate& e) {
         } else {
             v.recommendation = recommend(p, e);
             v.text += std::string("; no count of it holds the job (") +
-                      (trains(job) ? "what each GPU keeps, its activations, does not shrink with more of them: lower batch or "
-                                     "sequence length, or use checkpointing"
+                      (trains(job) ? "what each GPU keeps, its activations, does not shrink with more of them: " + shrink_advice(job)
                                    : "what each GPU keeps does not shrink enough: lower batch or sequence length, or a smaller format") +
                       ")" +
                       std::string(v.recommendation.found ? " → " + v.recommendation.text : "");

@@ -238,7 +238,12 @@ void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Est
         w.field("capacity_source", f.custom ? "as given" : usable_source(g));
         w.field("kind", f.custom ? "custom" : gpu_kind_name(gpu_kind(g)));
         w.field("fits_as_configured", f.fits_as_configured);
-        w.field("gpus_needed", f.gpus_needed).end_object();
+        w.field("gpus_needed", f.gpus_needed).field("ep", f.ep);
+        // The table's last cell in words: the count (with the EP an MoE's training takes there), or why none holds it.
+        w.field("needed_text", f.gpus_needed > 0 ? std::to_string(f.gpus_needed) + (f.ep > 1 ? " (EP " + std::to_string(f.ep) + ")" : "")
+                               : trains(job) ? "never (what each GPU keeps does not shrink below it)"
+                                             : "never (one GPU's share does not shrink below it)");
+        w.end_object();
     }
     w.end_array();
 }

@@ -64,8 +64,8 @@ test('cluster: Llama 3 70B, 1T tokens on 256 H100 (your GPUs): days and cost fir
     `${env.server.url}index.html?model=llama-3-70b&mode=train&cl_tokens=1T&cl_price_per_gpu_hour=2.5`);
   await setYourGpus(page, { gpu: 'h100', count: 256, customGb: '' });
   await page.locator('#cluster .vc-cl-budget').waitFor();
-  const want = native(['--model', 'llama-3-70b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '256',
-    '--cluster-tokens', '1T', '--cluster-price-per-gpu-hour', '2.5']);
+  const want = native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256',
+    '--cluster-tokens', '1T', '--cluster-price-per-gpu-hour', '2.5']).planner;
   const budget = await page.locator('#cluster .vc-cl-budget .vc-cl-big').allInnerTexts();
   assert.deepEqual(budget, [want.train.budget.time_text, want.train.budget.cost_amount_text]);  // 40.6 days, $622,941
   assert.match(budget[0], /days$/);
@@ -78,16 +78,16 @@ test('cluster: Llama 3 70B, 1T tokens on 256 H100 (your GPUs): days and cost fir
   await page.fill('#cl-tokens', '1.5 trillion');
   await page.dispatchEvent('#cl-tokens', 'change');
   await settled(page);
-  const more = native(['--model', 'llama-3-70b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '256',
-    '--cluster-tokens', '1.5 trillion', '--cluster-price-per-gpu-hour', '2.5']);
+  const more = native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256',
+    '--cluster-tokens', '1.5 trillion', '--cluster-price-per-gpu-hour', '2.5']).planner;
   assert.equal(await page.locator('#cluster .vc-cl-budget .vc-cl-big').first().innerText(), more.train.budget.time_text);
   // An assumption edited on the page reaches the core: link efficiency 0.5 = the CLI's answer with it.
   await page.click('#cluster .vc-cl-assume summary');
   await page.fill('#cl-link_efficiency', '0.5');
   await page.dispatchEvent('#cl-link_efficiency', 'change');
   await settled(page);
-  const slower = native(['--model', 'llama-3-70b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '256',
-    '--cluster-tokens', '1.5 trillion', '--cluster-price-per-gpu-hour', '2.5', '--cluster-link-efficiency', '0.5']);
+  const slower = native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256',
+    '--cluster-tokens', '1.5 trillion', '--cluster-price-per-gpu-hour', '2.5', '--cluster-link-efficiency', '0.5']).planner;
   assert.equal(await page.locator('#cluster .vc-cl-budget .vc-cl-big').first().innerText(), slower.train.budget.time_text);
   assert.match(await page.locator('#cluster [data-key=link_efficiency]').innerText(), /50(\.0)? %/);
   // Refused: the error in words (not the field id), the input marked, the assumptions still editable.

@@ -15,18 +15,18 @@ const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { enc
 const env = offlineCalculator();
 const text = (page, selector) => page.locator(selector).first().innerText();
 
-test('charts: stacked areas per term from one chart call each, the job marked, the custom GPU\'s line', async () => {
+test('charts: stacked areas per term from one call for both charts, the job marked, the custom GPU\'s line', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train`);
-  // one core call per chart, however many points
+  // one core call for both charts (the answer's charts part), however many points
   const calls = await page.evaluate(async () => {
     const { coreCalls } = await import('./vramcalc-client.js');
-    const before = coreCalls().chart;
+    const before = coreCalls()['answer.charts'] ?? 0;
     document.getElementById('batch').value = '2';
     document.getElementById('batch').dispatchEvent(new Event('input', { bubbles: true }));
     while (document.body.dataset.busy) await new Promise((r) => setTimeout(r, 10));
-    return coreCalls().chart - before;
+    return coreCalls()['answer.charts'] - before;
   });
-  assert.equal(calls, 2);
+  assert.equal(calls, 1);
   for (const id of ['chart-seq', 'chart-batch']) {
     const terms = await page.locator(`#${id} polygon`).evaluateAll((ps) => ps.map((p) => p.dataset.term));
     // one area per term that is non-zero at some point; full training has no KV cache
@@ -243,28 +243,35 @@ test('the iframe embed is not cut off: results first, one column, no sideways sc
   await host.close();
 });
 
-test('cluster panel: the core planner\'s throughput, step and time for the fields in the URL and the controls', async () => {
-  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&cl_gpu=h100&cl_gpus=8&cl_tokens=1e9`);
+test('cluster panel: the core planner\'s throughput, step and time on your GPUs, for the fields in the URL and the controls', async () => {
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b&mode=train&gpu=h100&gpus=8&cl_tokens=1e9`);
   await page.locator('#cluster .vc-cl-card').first().waitFor();
-  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '8', '--cluster-tokens', '1e9']);
+  const cli = native(['--model', 'llama-3-8b', '--mode', 'train', '--gpu', 'h100', '--gpus', '8', '--cluster-tokens', '1e9']).planner;
   const cards = await page.locator('#cluster .vc-cl-big').allInnerTexts();
   assert.ok(cards.includes(cli.train.tokens_per_s_per_gpu_text), `${cards} has ${cli.train.tokens_per_s_per_gpu_text}`);
   assert.ok(cards.includes(cli.train.step_text));
   assert.ok(cards.includes(cli.train.budget.time_text));
-  assert.equal(await page.inputValue('#cl-gpus'), '8');
-  // A control change asks the core again and goes into the link.
-  await page.fill('#cl-gpus', '16');
-  await page.dispatchEvent('#cl-gpus', 'change');
+  // The planner's GPUs are your GPUs: no count of its own.
+  assert.equal(await page.locator('#cl-gpus').count(), 0);
+  // A change of your count asks the core again, planner included, and goes into the link.
+  await page.fill('#gpus', '16');
+  await page.dispatchEvent('#gpus', 'change');
   await settled(page);
-  const cli16 = native(['--model', 'llama-3-8b', '--mode', 'train', '--cluster-gpu', 'h100', '--cluster-gpus', '16', '--cluster-tokens', '1e9']);
+  const cli16 = native(['--model', 'llama-3-8b', '--mode', 'train', '--gpu', 'h100', '--gpus', '16', '--cluster-tokens', '1e9']).planner;
   await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
     cli16.train.budget.time_text);
-  await waitForState(page, 'cl_gpus', '16');
+  await waitForState(page, 'gpus', '16');
   // Back restores the link's fields, in the controls as in the answer.
   await page.goBack();
-  await page.waitForFunction(() => document.getElementById('cl-gpus').value === '8');
+  await page.waitForFunction(() => document.getElementById('gpus').value === '8');
   await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
     cli.train.budget.time_text);
+  // A field applies as it is typed (no Enter, no change event): a pause in typing is enough.
+  const cli2 = native(['--model', 'llama-3-8b', '--mode', 'train', '--gpu', 'h100', '--gpus', '8', '--cluster-tokens', '2e9']).planner;
+  await page.locator('#cl-tokens').fill('');
+  await page.locator('#cl-tokens').pressSequentially('2e9', { delay: 20 });
+  await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
+    cli2.train.budget.time_text);
   // A bad value is the core's named error, in the panel.
   await page.fill('#cl-tokens', '-5');
   await page.dispatchEvent('#cl-tokens', 'change');

@@ -63,7 +63,7 @@ test('a 60 MB dropped config is refused from its size: never read, not in the te
       const original = Blob.prototype[name];
       Blob.prototype[name] = function read(...args) { window.__read.push(name); return original.apply(this, args); };
     }
-    return { history: history.length, url: location.href, estimates: (await import('./vramcalc-client.js')).coreCalls().estimate };
+    return { history: history.length, url: location.href, answers: (await import('./vramcalc-client.js')).coreCalls().answer };
   });
   const dataTransfer = await page.evaluateHandle(() => {
     const dt = new DataTransfer();
@@ -75,15 +75,15 @@ test('a 60 MB dropped config is refused from its size: never read, not in the te
   assert.equal(await text(page, '#error'), `config: config.json is larger than 8 MB ${LIMIT}; it has 60000000)`);
   assert.equal(await page.getAttribute('#config-text', 'aria-invalid'), 'true');
   const after = await page.evaluate(async () => ({ history: history.length, url: location.href, read: window.__read,
-    box: document.getElementById('config-text').value.length, estimates: (await import('./vramcalc-client.js')).coreCalls().estimate }));
-  assert.deepEqual(after, { history: before.history, url: before.url, read: [], box: 0, estimates: before.estimates });
+    box: document.getElementById('config-text').value.length, answers: (await import('./vramcalc-client.js')).coreCalls().answer }));
+  assert.deepEqual(after, { history: before.history, url: before.url, read: [], box: 0, answers: before.answers });
   assert.equal(await page.isVisible('#output'), false);
 });
 
 test('a paste over the limit is refused at each keystroke without reaching the core or the address', async () => {
   const page = await openCalculator(env.context, env.server.url);
   await page.click('[role=tab][data-source=paste]');
-  const before = await page.evaluate(async () => ({ url: location.href, estimates: (await import('./vramcalc-client.js')).coreCalls().estimate }));
+  const before = await page.evaluate(async () => ({ url: location.href, answers: (await import('./vramcalc-client.js')).coreCalls().answer }));
   await page.evaluate(() => {
     const box = document.getElementById('config-text');
     box.value = `{"model_type": "llama", "x": "${'x'.repeat(8_000_000)}"}`;
@@ -91,7 +91,7 @@ test('a paste over the limit is refused at each keystroke without reaching the c
   });
   assert.equal(await text(page, '#error'), `config: the pasted text is larger than 8 MB ${LIMIT})`);
   await new Promise((r) => setTimeout(r, 300));  // past the address's pause after typing
-  const after = await page.evaluate(async () => ({ url: location.href, estimates: (await import('./vramcalc-client.js')).coreCalls().estimate }));
+  const after = await page.evaluate(async () => ({ url: location.href, answers: (await import('./vramcalc-client.js')).coreCalls().answer }));
   assert.deepEqual(after, before);
   // the page's limit is the core's: one byte more is the core's own size error, the limit itself is read
   const core = await page.evaluate(async () => {

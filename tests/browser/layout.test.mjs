@@ -131,9 +131,10 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   await page.focus('#mode');
   await page.keyboard.press('ArrowDown');
   assert.notEqual(await page.inputValue('#mode'), 'lora');
-  // aria-live sits on the totals summary and the one-line status messages (search, error, comparison), never a panel
+  // aria-live sits on the verdict and the one-line status messages (search, error, comparison), never a panel
+  // (nor the recipe line, which follows every input)
   assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)),
-    ['intent-note', 'error', 'verdict', 'compare-note', 'search-status']);
+    ['error', 'verdict', 'compare-note', 'search-status']);
 });
 
 test('chart labels stay apart and inside the chart: the capacity line, the job\'s point, the ends, the axis marks', async () => {

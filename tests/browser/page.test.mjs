@@ -37,7 +37,9 @@ test('changing inputs recomputes immediately and matches the native CLI', async 
   await page.selectOption('#mode', 'train');
   const trainTotal = nativeTotal(['--model', 'llama-3-8b', '--mode', 'train']);
   assert.equal(await text(page, '#total'), trainTotal);
-  assert.match(await text(page, '#ratio'), /Raw weights: 16\.06 GB\. This job needs \d+\.\d× that\./);
+  assert.equal(await text(page, '#ratio'), JSON.parse(execFileSync(cli, ['--model', 'llama-3-8b', '--mode', 'train', '--json'],
+    { encoding: 'utf8' })).ratio_sentence);
+  assert.match(await text(page, '#ratio'), /^Raw weights: 16\.06 GB \(every parameter in BF16\)\. This job needs \d+\.\d × the raw weights\.$/);
   assert.match(await text(page, '#notes'), /16 bytes of model state per parameter/);
   await page.fill('#batch', '4');
   await page.selectOption('#checkpointing', 'full');
