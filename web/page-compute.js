@@ -305,6 +305,7 @@ async function compute() {
   pending(false);
   clearFieldErrors();
   showEffective(result.job, result.weight_format);
+  showModeFields(result.job.mode);  // the mode in force (an intent's, when the form left it to the core)
   showState('result');
   state.result = result;
   state.resultConfig = text;

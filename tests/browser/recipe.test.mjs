@@ -40,7 +40,7 @@ test('a training framework preset changes the numbers exactly as the CLI does; e
   assert.equal(await page.inputValue('#loss'), tt.job.loss);
   assert.equal(await page.inputValue('#report'), 'allocated');
   // each field once, in words, with its source; behind one disclosure that counts them
-  const assumptions = await page.locator('#assumptions li').allInnerTexts();
+  const assumptions = await page.locator('#assumptions li').allTextContents();  // behind the closed disclosure
   assert.deepEqual(assumptions, tt.assumptions.map((a) => `${a.text} ${a.source}`));
   assert.equal(await text(page, '#assumptions-count'), `Assumptions (${tt.assumptions.length})`);
   assert.ok(tt.assumptions.some((a) => a.text === 'Loss: chunked (torchtune)'));
