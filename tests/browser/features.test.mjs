@@ -98,7 +98,7 @@ test('precision × mode matrix and setups side by side match the CLI', async () 
   assert.equal(await page.locator('#compare button.remove').count(), 0);
 });
 
-test('CSV and Markdown exports hold both jobs term by term', async () => {
+test('CSV and Markdown exports hold both jobs term by term; Markdown and PNG say the verdict, the GPUs and the link', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3-8b`);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
   const rows = readFileSync(await csv.path(), 'utf8').trim().split('\r\n').map((r) => r.split(','));
@@ -108,9 +108,32 @@ test('CSV and Markdown exports hold both jobs term by term', async () => {
   assert.deepEqual(rows.at(-1).filter((_, i) => i % 2 === 0), ['Total per GPU', '18.87 GB', train]);
   const [md] = await Promise.all([page.waitForEvent('download'), page.click('#export-md')]);
   const markdown = readFileSync(await md.path(), 'utf8');
-  assert.match(markdown, /^\*\*Llama 3 8B: Inference, BF16, batch 1 × 4096 tokens, per GPU\*\*/);
+  // the answer's own words first: the verdict with the model, the GPUs, the recipe; the link last
+  const answer = native(['--model', 'llama-3-8b']);
+  const lines = markdown.split('\n');
+  assert.equal(lines[0], `Llama 3 8B: ${answer.verdict.text}  `);
+  assert.equal(lines[1], `GPUs: ${answer.machine.text}  `);
+  assert.equal(lines[2], `Recipe: ${answer.recipe.text}  `);
+  assert.match(markdown, /\n\*\*Llama 3 8B: Inference, BF16, batch 1 × 4096 tokens, per GPU\*\*\n/);
   assert.match(markdown, /\| Term \| Inference \| Full training \|\n\| --- \| ---: \| ---: \|/);
   assert.ok(markdown.includes(`| Total per GPU | 18.87 GB | ${train} |`));
+  const link = markdown.match(/\[Open in vramcalc\]\((http[^)]+)\)\n$/)[1];
+  assert.equal(stateOf(link).get('model'), 'llama-3-8b');
+  // the PNG carries them too: its SVG source, drawn from the same lines
+  const svgText = await page.evaluate(async () => {
+    const { exportPng } = await import('./panels/export.js');
+    let svg = '';
+    const create = URL.createObjectURL;
+    URL.createObjectURL = (blob) => { if (blob.type === 'image/svg+xml') blob.text().then((t) => { svg = t; }); return create(blob); };
+    const { state } = await import('./state.js');
+    await exportPng({ name: 'Llama 3 8B', result: state.result, link: location.href }).catch(() => {});
+    URL.createObjectURL = create;
+    for (let i = 0; i < 50 && !svg; i++) await new Promise((r) => setTimeout(r, 20));
+    return svg;
+  });
+  assert.ok(svgText.includes(answer.verdict.text.replaceAll('&', '&amp;').slice(0, 60)), 'the PNG holds the verdict');
+  assert.ok(svgText.includes('GPUs: no GPU chosen'), 'the PNG holds the GPUs');
+  assert.ok(svgText.includes('http://127.0.0.1'), 'the PNG holds the link');
 });
 
 test('Back and Forward restore earlier choices', async () => {
@@ -253,9 +276,8 @@ test('cluster panel: the core planner\'s throughput, step and time on your GPUs,
   assert.ok(cards.includes(cli.train.budget.time_text));
   // The planner's GPUs are your GPUs: no count of its own.
   assert.equal(await page.locator('#cl-gpus').count(), 0);
-  // A change of your count asks the core again, planner included, and goes into the link.
-  await page.fill('#gpus', '16');
-  await page.dispatchEvent('#gpus', 'change');
+  // A change of your count asks the core again, planner included, and goes into the link (a new history entry).
+  await page.locator('#gpus').evaluate((input) => { input.value = '16'; input.dispatchEvent(new Event('change', { bubbles: true })); });
   await settled(page);
   const cli16 = native(['--model', 'llama-3-8b', '--mode', 'train', '--gpu', 'h100', '--gpus', '16', '--cluster-tokens', '1e9']).planner;
   await page.waitForFunction((t) => [...document.querySelectorAll('#cluster .vc-cl-big')].some((e) => e.textContent === t),
