@@ -301,7 +301,7 @@ async function compute() {
     result = await answer(text, head, { signal });
     if (mine !== serial || result.cancelled) return undefined;
   }
-  if (!result.ok) return fail(result.error, /^(job\.|intent|fp8)/.test(result.error.field));
+  if (!result.ok) return fail(result.error, /^(job|intent|fp8)/.test(result.error.field));
   pending(false);
   clearFieldErrors();
   showEffective(result.job, result.weight_format);

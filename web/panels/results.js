@@ -201,6 +201,8 @@ export function showState(kind, { error = '', empty = '' } = {}) {
   $('output').hidden = kind === 'hidden' || kind === 'empty';
   $('output').classList.toggle('stale', kind === 'stale');
   if (kind === 'hidden' || kind === 'empty') $('model-info').textContent = '';
+  // The recipe line sits above the results: another model's figure never stays there either.
+  $('intent-note').hidden = kind === 'hidden' || kind === 'empty';
   if (kind !== 'result') $('quick').hidden = true;
   // Exports and the embed snippet describe the figures on screen: none while they are stale.
   for (const id of ['export', 'export-csv', 'export-md', 'export-png', 'embed']) {
