@@ -25,7 +25,7 @@ namespace {
 // kDrawn of them, so the set is the same on every run and spreads over every axis.
 const char* const kModels[] = {"llama-3-8b",   "llama-3.1-8b", "llama-3-70b", "qwen3-30b-a3b", "deepseek-v3",
                                "mistral-7b",   "gpt-oss-20b",  "qwen2.5-14b", "mixtral-8x7b",  "gemma-2-9b",
-                               "llama-3.2-1b", "phi-3-mini"};
+                               "llama-3.2-1b", "phi-3-mini",   "bge-m3"};
 const char* const kMachines[] = {R"({})",
                                  R"({"gpu":"rtx4090"})",
                                  R"({"gpu":"rtx3060"})",
@@ -317,4 +317,10 @@ TEST_CASE("serving answers in users and tokens: the headline is what the users n
         CHECK(r["at_figure"].get<std::string>().rfind("KV ", 0) == 0);
         CHECK(r["at_figure"] != r["next_figure"]);
     }
+}
+
+TEST_CASE("a recipe compared on an encoder never writes NaN (Unsloth's fused loss over an encoder's head)") {
+    const json a = json::parse(answer_for(test::model("bge-m3"), R"({"job":{"mode":"qlora","lora_rank":64,"seq":1024},"parts":["head"]})"));
+    REQUIRE(a["ok"] == true);
+    for (const json& alt : a["recipe"]["alternatives"]) CHECK(alt["total_bytes"].get<double>() > 0);
 }

@@ -116,7 +116,8 @@ void write_planner(JsonWriter& w, const Model& model, const Query& q, const Job&
         planner = error_json("machine.gpu", "machine.gpu: the planner times catalog GPUs (their compute and links); a GPU given "
                                             "by its memory has none: choose yours from the list");
     } else {
-        if (!job.gpu && e && e->verdict.recommendation.found) {
+        // No GPU chosen (and none named for the planner itself, as the CLI's --cluster-gpu does): the recommended ones.
+        if (!job.gpu && !cluster.contains("gpu") && e && e->verdict.recommendation.found) {
             cluster["gpu"] = e->verdict.recommendation.gpu_id;
             if (!cluster.contains("gpus")) cluster["gpus"] = e->verdict.recommendation.gpus;
         }

@@ -17,7 +17,7 @@ function native(modelId, job, cluster) {
   for (const [k, v] of Object.entries(cluster)) {
     args.push('--cluster-' + k.replaceAll('_', '-'), typeof v === 'object' ? JSON.stringify(v) : String(v));
   }
-  return JSON.parse(execFileSync(cli, args, { encoding: 'utf8' }));
+  return JSON.parse(execFileSync(cli, args, { encoding: 'utf8' })).planner;  // the one answer's planner part
 }
 
 const cases = [

@@ -14,3 +14,12 @@ export async function loadVramcalc() {
   const createVramcalc = require(path.join(web, 'vramcalc.js'));
   return createVramcalc({ wasmBinary: readFileSync(path.join(web, 'vramcalc.wasm')) });
 }
+
+// The CLI's --json is the one answer (docs/answer.md): the job's estimate with the answer's other parts
+// beside it. The estimate alone, to compare with an estimate call: every key but the answer's own.
+const ANSWER_KEYS = ['schema', 'parts', 'model_name', 'title', 'intent', 'machine', 'capacity', 'headline', 'recipe', 'cards',
+  'counterpart', 'what_fits', 'charts', 'planner', 'planner_check', 'matrix', 'ladder'];
+export function estimatePart(answer) {
+  if (!answer?.ok || !('parts' in answer)) return answer;
+  return Object.fromEntries(Object.entries(answer).filter(([key]) => !ANSWER_KEYS.includes(key)));
+}

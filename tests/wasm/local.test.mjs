@@ -10,12 +10,12 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { repo } from './load_wasm.mjs';
+import { repo, estimatePart } from './load_wasm.mjs';
 import { localCore, LOCAL_MS } from '../../web/core-local.js';
 
 const web = process.env.VRAMCALC_WEB || path.join(repo, 'web');
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
-const native = (...args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
+const native = (...args) => estimatePart(JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' })));
 const models = JSON.parse(readFileSync(path.join(repo, 'models.json'), 'utf8')).models;
 const configOf = (id) => JSON.stringify(models.find((m) => m.id === id).config);
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadVramcalc, repo } from './load_wasm.mjs';
+import { loadVramcalc, repo, estimatePart } from './load_wasm.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const native = (...args) => execFileSync(cli, args, { encoding: 'utf8' });
@@ -15,6 +15,7 @@ const catalogText = readFileSync(path.join(repo, 'models.json'), 'utf8');
 const models = JSON.parse(catalogText).models;
 const use = (id) => JSON.parse(vc.useConfig(JSON.stringify(models.find((m) => m.id === id).config)));
 const estimate = (job) => JSON.parse(decoder.decode(vc.estimateView(JSON.stringify(job))));
+const answer = (question) => JSON.parse(decoder.decode(vc.answer(JSON.stringify(question))));
 
 test('the verdict for the user GPU equals the CLI, and leads its text answer', () => {
   use('llama-3.1-8b');
@@ -23,7 +24,7 @@ test('the verdict for the user GPU equals the CLI, and leads its text answer', (
   assert.equal(e.verdict.symbol, '✓');
   const text = native('--model', 'llama-3.1-8b', '--mode', 'qlora', '--gpu', 'rtx4090', '--engine', 'custom');
   assert.equal(text.split('\n')[0], e.verdict.text);
-  assert.deepEqual(e, JSON.parse(native('--model', 'llama-3.1-8b', '--mode', 'qlora', '--gpu', 'rtx4090', '--engine', 'custom', '--json')));
+  assert.deepEqual(e, estimatePart(JSON.parse(native('--model', 'llama-3.1-8b', '--mode', 'qlora', '--gpu', 'rtx4090', '--engine', 'custom', '--json'))));
   assert.match(e.verdict.text, /^✓ fits your RTX 4090 24GB: 15\.39 GB of 25\.38 GB \(61 %\), 10\.00 GB free$/);
 });
 
@@ -93,6 +94,22 @@ test('charts: the range around the job, capped at the context, with the capacity
 test('bake: the first view as the build writes it equals the wasm answer', () => {
   const baked = JSON.parse(native('--bake'));
   use('llama-3-8b');
-  assert.deepEqual(baked.estimate, estimate({}));
+  assert.deepEqual(estimatePart(baked.estimate), estimate({}));
   assert.deepEqual(baked.counterpart, estimate({ mode: 'train' }));
+  assert.deepEqual(baked.estimate, answer({ model_name: 'Llama 3 8B', job: {}, parts: ['head'] }));
+});
+
+test('the one answer through wasm equals the CLI\'s --json, every part, for the same question (issue 33)', () => {
+  use('llama-3.1-8b');
+  const asked = { model_name: 'Llama 3.1 8B', job: { mode: 'qlora', gpu: 'rtx4090' }, cluster: {} };
+  assert.deepEqual(answer(asked), JSON.parse(native('--model', 'llama-3.1-8b', '--mode', 'qlora', '--gpu', 'rtx4090', '--json')));
+  use('qwen3-30b-a3b');
+  const serve = { model_name: 'Qwen3 30B-A3B (MoE)', intent: 'serve', job: { gpu: 'h100', batch: 16, seq: 32768 }, cluster: {} };
+  const a = answer(serve);
+  assert.deepEqual(a, JSON.parse(native('--model', 'qwen3-30b-a3b', '--intent', 'serve', '--gpu', 'h100', '--batch', '16', '--seq', '32768',
+    '--json')));
+  assert.deepEqual(a.parts, ['head', 'what_fits', 'charts', 'planner', 'matrix', 'ladder']);
+  // a part asked alone is the same part (the page asks them one by one)
+  assert.deepEqual(answer({ ...serve, parts: ['what_fits'] }).what_fits, a.what_fits);
+  assert.deepEqual(answer({ ...serve, parts: ['charts'] }).charts, a.charts);
 });

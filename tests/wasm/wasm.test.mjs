@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadVramcalc, repo } from './load_wasm.mjs';
+import { loadVramcalc, repo, estimatePart } from './load_wasm.mjs';
 import { coreApi } from '../../web/core-api.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
@@ -28,7 +28,7 @@ function native(modelId, job) {
     else args.push('--' + k.replaceAll('_', '-'), String(v));
   }
   try {
-    return JSON.parse(execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    return estimatePart(JSON.parse(execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })));
   } catch (e) {
     // Rejected input: exit status 2 and one line "vramcalc: error: <message>".
     assert.equal(e.status, 2, e.stderr);
