@@ -188,7 +188,6 @@ test('phone (390 × 844): the model\'s name and the verdict on the first screen,
   const summary = await page.locator('#intent-note summary').boundingBox();
   assert.ok(summary.height < 30, `the recipe line is ${summary.height}px high`);
   await screenshot(page, 'answer-390-first-screen', { fullPage: false });
-  await page.tap?.('#model-jump').catch(() => {});
   await page.click('#model-jump');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'model-search');
   const search = await page.locator('#model-search').boundingBox();
