@@ -181,7 +181,8 @@ void apply_architecture(const json& c, ModelConfig& m) {
         m.qk_norm_per_head_matrix = m.qk_norm;
     }
     if (t == "glm4_moe" || t == "hunyuan_v1_moe") m.qk_norm = read_bool(c, "use_qk_norm", false);
-    if (t == "glm4_moe" || t == "deepseek_v3" || t == "kimi_k2") m.router_bias = true;  // e_score_correction_bias
+    // e_score_correction_bias per MoE layer (ERNIE 4.5: Ernie4_5_MoeStatics, shape 1 × experts).
+    if (t == "glm4_moe" || t == "deepseek_v3" || t == "kimi_k2" || t == "ernie4_5_moe") m.router_bias = true;
     // DeepseekV3MoE's gate (transformers modeling_deepseek_v3.py DeepseekV3TopkRouter.forward):
     // F.linear(hidden_states.float(), weight.float()), sigmoid scores, fp32 weighted sum of expert outputs.
     if (t == "deepseek_v3") m.fp32_router = true;
