@@ -4,7 +4,10 @@
 // a model does not hold as weights (the multi-token-prediction layer, FP8 block scales).
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "answers/estimate.hpp"
+#include "api/catalog.hpp"
 #include "helpers.hpp"
 #include "model/config.hpp"
 #include "model/params.hpp"
@@ -196,4 +199,51 @@ TEST_CASE("SmolLM3 (NoPE every 4th layer), Seed-OSS (q/k/v biases, none on o_pro
     const double pixtral = 3 * 14 * 14 * 1024.0 + 1024 + 24 * (4 * 1024.0 * 1024 + 3 * 1024.0 * 4096 + 2 * 1024) + 1024 +
                            4096.0 * 1024 + 1024.0 * 5120 + 5120.0 * 5120;
     CHECK(count_params(m).total == 23'572'403'200.0 + pixtral);  // 24.01 B; model card: 24B
+}
+
+TEST_CASE("OLMo 3: OLMo 2's block (whole-projection q/k norms, post-norms) with 3 sliding : 1 full layers") {
+    const ModelConfig c = config_of("olmo-3-7b.config.json");
+    CHECK(c.qk_norm_full);
+    CHECK(c.kv_kind_count(ModelConfig::KvKind::Sliding) == 24);
+    CHECK(c.kv_kind_count(ModelConfig::KvKind::Full) == 8);
+    CHECK(c.layer_kinds[3].mixer == Mixer::FullAttention);
+    CHECK(c.layer_kinds[0].window == 4096);
+    // 32 layers: q, k, v, o 4096², q_norm and k_norm 4096 each, MLP 3·4096·11008, 2 post-norms; untied
+    // 100278·4096 tables. Hub safetensors metadata for allenai/Olmo-3-1025-7B: 7,298,011,136, exactly.
+    const double layer = 4 * 4096.0 * 4096 + 2 * 4096 + 3 * 4096.0 * 11008 + 2 * 4096;
+    CHECK(count_params(c).total == 2 * 100278.0 * 4096 + 32 * layer + 4096);
+    CHECK(count_params(c).total == 7'298'011'136.0);
+    // Without layer_types, transformers' Olmo3Config default pattern: every 4th layer full.
+    nlohmann::json bare = nlohmann::json::parse(test::fixture("olmo-3-7b.config.json"));
+    bare.erase("layer_types");
+    const ModelConfig d = parse_config(bare);
+    CHECK(d.kv_kind_count(ModelConfig::KvKind::Sliding) == 24);
+    CHECK(d.layer_kinds[7].mixer == Mixer::FullAttention);
+}
+
+TEST_CASE("the catalog's entries carry family, licence, modality and release month, with their source") {
+    const nlohmann::json root = nlohmann::json::parse(test::read_text(VRAMCALC_MODELS));
+    std::map<std::string, nlohmann::json> by_id;
+    for (const auto& e : root["models"]) {
+        CAPTURE(e["id"].get<std::string>());
+        REQUIRE(e.contains("family"));
+        CHECK(e["family"].is_string());
+        CHECK((e["license"].is_string() || e["license"].is_null()));
+        const std::string modality = e["modality"];
+        CHECK((modality == "text" || modality == "vision" || modality == "audio" || modality == "encoder"));
+        CHECK((e["released"].is_null() || (e["released"].is_string() && e["released"].get<std::string>().size() == 7)));
+        CHECK_FALSE(e["meta_source"].get<std::string>().empty());
+        by_id[e["id"]] = e;
+    }
+    CHECK(by_id["qwen3-vl-8b"]["modality"] == "vision");
+    CHECK(by_id["whisper-large-v3"]["modality"] == "audio");
+    CHECK(by_id["bert-base-uncased"]["modality"] == "encoder");
+    CHECK(by_id["gpt-oss-120b"]["license"] == "apache-2.0");
+    CHECK(by_id["llama-3.1-8b"]["license"] == "llama3.1");
+    CHECK(by_id["deepseek-v3.2"]["released"] == "2025-12");
+    CHECK(by_id["qwen3.5-397b-a17b"]["family"] == "Qwen3.5");
+    // The page's search and lookup find the new entries by Hub id and by name.
+    CHECK(find_model(test::models(), "Qwen/Qwen3-VL-8B-Instruct").id == "qwen3-vl-8b");
+    CHECK(find_model(test::models(), "MiniMaxAI/MiniMax-M2.5").id == "minimax-m2.5");
+    CHECK(find_model(test::models(), "zai-org/GLM-4.7-Flash").id == "glm-4.7-flash");
 }
