@@ -3,12 +3,14 @@ list filters by them). Data, with their sources:
 - licence: the Hugging Face model card's license tag ("other: <name>" where the tag is "other" and the
   card names its licence); None where it is not stated here rather than guessed;
 - released: the month the publisher released the checkpoint (its model card, announcement or paper);
+  licence and month were recalled when this file was written, not each re-read from a stored copy (SOURCE);
 - modality: "encoder" (bidirectional encoders: embeddings, classification), "audio" (speech in),
   "vision" (text and images in: a vision tower in the checkpoint), else "text"; read from the config;
 - family: the model line the publisher names."""
 
 SOURCE = ("licence: the model card's Hugging Face license tag; released: the publisher's model card, "
-          "announcement or paper (month); modality: the config (vision_config, encoder or audio architecture)")
+          "announcement or paper (month); both as recalled when the catalog was written (issue 35), not each "
+          "re-read from a stored copy; modality: the config (vision_config, encoder or audio architecture)")
 
 # (family, licence, {id: release month}) per model line.
 GROUPS = [
