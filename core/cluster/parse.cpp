@@ -1,6 +1,7 @@
 // Reading the "cluster" request object into typed values, once.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -94,11 +95,20 @@ std::string known_fields() {
     return names;
 }
 
-// A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12",
-// "1.5 trillion", "300B", "2.5 billion tokens", "800M". Anything else is refused, naming the field.
+// A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12", "1,000", "1.5
+// trillion", "300B", "2.5 billion tokens", "800M" (thousands may be grouped with commas; a trailing "tokens" is
+// allowed). The count must be a whole number of at least one token: 0.5, 0, "1e-400T" (which underflows to 0)
+// are refused, as is anything else, naming the field.
 double tokens_field(const json& v, const std::string& field) {
     constexpr double kMax = 1e18;
-    if (!v.is_string()) return number_field(v, field, 0, kMax);
+    const auto whole = [&](double tokens, const std::string& given) {
+        if (!(tokens >= 1) || tokens > kMax)
+            throw InputError(field, "must be between 1 token and 1e18 tokens (leave it out for no budget), got '" + short_text(given) + "'");
+        if (tokens != std::floor(tokens))
+            throw InputError(field, "must be a whole number of tokens, got '" + short_text(given) + "'");
+        return tokens;
+    };
+    if (!v.is_string()) return whole(number_field(v, field, 0, kMax), describe_value(v));
     const std::string text = v.get<std::string>();
     const auto refuse = [&] {
         return InputError(field, "must be a number of tokens like 1T, 15e12, 1.5 trillion or 300B, got '" + short_text(text) + "'");
@@ -136,9 +146,9 @@ double tokens_field(const json& v, const std::string& field) {
         {"b", 1e9},        {"bn", 1e9},        {"billion", 1e9},  {"t", 1e12}, {"tn", 1e12}, {"trillion", 1e12}};
     for (const auto& [name, scale] : kScales)
         if (rest == name) {
+            // A scaled figure is rounded to whole tokens ("1.5e-3 T" is 1.5 billion), then checked.
             const double tokens = x * scale;
-            if (!(tokens >= 0) || tokens > kMax) throw InputError(field, "must be between 0 and 1e18 tokens, got '" + short_text(text) + "'");
-            return tokens;
+            return whole(scale > 1 && tokens >= 1 ? std::round(tokens) : tokens, text);
         }
     throw refuse();
 }

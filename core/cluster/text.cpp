@@ -58,7 +58,10 @@ Scale scale_for(double v) {
     return {1e12, " T"};
 }
 
-std::string scaled(double v, const Scale& sc) { return sc.factor == 1 && v < 1e6 ? grouped_text(v) : sig3(v / sc.factor); }
+std::string scaled(double v, const Scale& sc) {
+    if (sc.factor == 1 && v > 0 && v < 1) return sig3(v);  // a fraction of a unit: 0.42, 3.02 × 10⁻⁵
+    return sc.factor == 1 && v < 1e6 ? grouped_text(v) : sig3(v / sc.factor);
+}
 
 // No range where there is none (lo = hi: an uncalibrated figure).
 std::string range(const std::string& lo, const std::string& hi) { return lo == hi ? "" : " (" + lo + "–" + hi + ")"; }
@@ -86,6 +89,7 @@ std::string rate_text(double per_s, const char* unit) {
 std::string percent_text(double fraction) { return printf_text("%.1f", 100 * fraction) + " %"; }
 
 std::string money_text(double dollars) {
+    if (dollars > 0 && dollars < 0.005) return "under $0.01";
     if (dollars < 100) return "$" + printf_text("%.2f", dollars);
     if (dollars < 1e6) return "$" + grouped_text(dollars);
     return "$" + count_text(dollars);
@@ -122,6 +126,7 @@ std::string count_range_text(double v, double lo, double hi) {
 }
 
 std::string money_range_text(double dollars, double lo, double hi) {
+    if (dollars < 0.005) return money_text(dollars);
     if (dollars < 100) return money_text(dollars) + range(printf_text("%.2f", lo), printf_text("%.2f", hi));
     if (dollars < 1e6) return money_text(dollars) + range(grouped_text(lo), grouped_text(hi));
     const Scale sc = scale_for(dollars);
