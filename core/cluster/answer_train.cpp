@@ -203,7 +203,7 @@ void write_training(JsonWriter& w, const Model& model, const Job& job, const Clu
                              layout_text(ranked.front().layout) + " also fits and is " +
                              percent_text(ranked.front().tokens_per_s / verdict.tokens_per_s - 1) + " faster per GPU.";
         } else {
-            chosen = any ? ranked.front() : ranked.front();
+            chosen = ranked.front();  // the fastest that fits (the least memory-hungry when none does)
             if (has_verdict)
                 chosen_why = "As the estimate lays the job out (" + layout_text(verdict.layout) + ") it needs " +
                              gb_text(verdict.memory_bytes) + " per GPU and does not fit; timed the fastest layout that fits, " +

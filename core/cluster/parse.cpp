@@ -9,6 +9,7 @@
 
 #include "cluster/calibration.hpp"
 #include "cluster/cluster.hpp"
+#include "cluster/sustained.hpp"
 #include "job/job.hpp"
 #include "text/errors.hpp"
 #include "model/formats.hpp"
@@ -240,6 +241,7 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     r.fp8_all_gather = job.fp8_all_gather;
     int fused = -1;
     double gap = -1;
+    r.assume.interference = overlap_slowdown();  // measured (cluster/sustained.cpp) unless the request sets one
     // Serving: the job's lengths and batch (issue 22): job.seq is prompt + generated, job.new_tokens the
     // generated part when set; concurrency the job's batch.
     if (!trains(job)) {
