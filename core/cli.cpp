@@ -321,7 +321,14 @@ int run(int argc, char** argv) {
     if (plan) {
         if (!cluster_fields.is_object()) throw InputError("cluster", "the --cluster file must hold a JSON object");
         cluster_fields.update(cluster_given);
-        const std::string answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
+        std::string answer;
+        try {
+            answer = cluster_answer(model, job, parse_cluster(cluster_fields, job));
+        } catch (const std::exception&) {
+            // The planner cannot answer (its error follows on stderr): the memory estimate still stands.
+            try { if (!as_json) std::cout << format_report(name, job, estimate(model, job)) << "\n"; } catch (const InputError&) {}
+            throw;
+        }
         // The text answer leads with the verdict for the GPU given (the planner times the layout either way).
         std::string lead;  // an estimate's error is not this question's: the planner's own answer stands
         try { lead = !as_json && job.gpu ? estimate(model, job).verdict.text + "\n\n" : ""; } catch (const InputError&) {}

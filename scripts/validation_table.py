@@ -76,7 +76,7 @@ def tfmt(q, x):
     text = f"{v:,.0f}" if v >= 1000 else f"{v:.4g}"
     return f"{text} {unit}", text
 
-tl = ["| row | what | measured | vramcalc | error | tolerance |", "|---|---|---:|---:|---:|---:|"]
+tl = ["| row | what | source (left out together) | measured | vramcalc | error | tolerance |", "|---|---|---|---:|---:|---:|---:|"]
 reasons, order = {}, []
 for r in trows:
     ours, err = tprinted[r["id"]]
@@ -87,7 +87,8 @@ for r in trows:
         tol = "bound: ≥"
     else:
         tol = f"±{100 * r['tolerance']:.0f} %" + (" (known miss)" if "known_miss" in r else "")
-    tl.append(f"| {r['id']} | {r['what']} | {measured} | {mine} | {sign}{abs(err):.1f} % | {tol} |")
+    split = "bound" if r.get("kind") == "bound" else "held out" if r.get("split") == "holdout" else "cross-validated"
+    tl.append(f"| {r['id']} | {r['what']} | {r['source_group']} ({split}) | {measured} | {mine} | {sign}{abs(err):.1f} % | {tol} |")
     if "known_miss" in r:
         if r["known_miss"] not in reasons:
             reasons[r["known_miss"]] = []

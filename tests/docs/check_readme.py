@@ -56,7 +56,7 @@ GROUPS = [
     ("SGLang", "serving.json", r"^SGL-"),
     ("llama.cpp", "serving.json", r"LCPP-"),
     ("Published formulas", "published.json", r"."),
-    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*)-"),
+    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*|llmfoundry)-"),
     ("SGLang decode speed", "throughput.json", r"^sglang-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
 ]
