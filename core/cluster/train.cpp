@@ -151,7 +151,6 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     const double m = static_cast<double>(p.microbatches), v = static_cast<double>(p.virtual_stages);
     const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
     const double gpus = static_cast<double>(p.gpus());
-    const bool full = job.checkpointing == Checkpointing::Full;
 
     st.tokens_per_step = static_cast<double>(p.dp) * m * b * s;
     st.model_flops_per_token = model_flops_per_token(d, job);
