@@ -4,15 +4,23 @@
 #include "answers/notes.hpp"
 #include "answers/verdict.hpp"
 #include "answers/views.hpp"
+#include "serving/serving.hpp"
 #include "memory/states.hpp"
 #include "step/timeline.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
 
-Estimate estimate(const Model& m, const Job& job, bool explain) {
-    const UnitScope units(job.units);  // every text below in the job's unit
+Estimate estimate(const Model& m, const Job& asked, bool explain) {
+    const UnitScope units(asked.units);  // every text below in the job's unit
+    // A local runtime chooses its own layout before it loads (llama.cpp's --fit, Ollama's context tier and
+    // scheduler): the estimate is of the job as it runs (core/local/fit.cpp).
+    FitReport fit;
+    const Job job = runs_locally(asked) ? runtime_job(m, asked, fit) : asked;
     Estimate e;
+    e.context = job.seq;
+    e.n_cpu_moe = job.experts_on_cpu ? m.config.layers : job.n_cpu_moe;
+    e.gpu_layers = job.n_gpu_layers;
     e.layout = resolve_layout(m.config, job);
     const Plan plan = make_plan(m, job);
     e.params = plan.m.params;  // with the job's head
@@ -47,6 +55,16 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
         e.training_views = training_views(plan, e);
         if (!trains(job)) e.serving_view = serving_view(job, e.serving);
         e.verdict = verdict_for(plan, e);
+        e.command = launch_command(plan, e.layout, "");
+        if (runs_locally(job)) {
+            // Both pools decide a local run: its verdict replaces the GPU-only one.
+            e.local = local_answer(plan, e.layout, e.breakdown, e.serving, fit);
+            if (device_bytes(job) > 0 || job.machine.cpu_only) {
+                e.verdict.status = e.local.status;
+                e.verdict.symbol = e.local.symbol;
+                e.verdict.text = e.local.verdict;
+            }
+        }
     }
     return e;
 }

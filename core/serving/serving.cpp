@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "memory/kv.hpp"
 #include "memory/states.hpp"
 #include "serving/engines.hpp"
@@ -60,6 +61,12 @@ void fit_on_device(ServingInfo& s, double total) {
 
 double device_bytes(const Job& job) {
     if (job.device_gib > 0) return job.device_gib * kGiB;
+    if (job.machine.cpu_only) return 0;
+    // A unified-memory machine: the GPU's share of the one memory, as the machine's settings make it.
+    if (const UnifiedMachine* u = unified_machine(job.gpu)) {
+        std::string source;
+        return unified_gpu_share(job.machine, *u, source);
+    }
     return job.gpu ? gpu_bytes(*job.gpu) : 0;
 }
 
@@ -74,6 +81,12 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
         b.why[kOptimizer] = "none: inference keeps no optimizer state";
         b.why[kLogits] = "counted in the working set";
         b.why[kBuffers] = "none";
+    }
+    if (job.engine == Engine::Mlx) {
+        mlx_terms(p, l, b, s, explain);
+        s.engine = true;
+        fit_on_device(s, b.total());
+        return true;
     }
     if (llama_cpp_like(job)) {
         llama_cpp_terms(p, l, b, s, explain);
