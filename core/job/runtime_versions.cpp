@@ -28,9 +28,9 @@ std::vector<PresetField> with(std::vector<PresetField> a, const std::vector<Pres
 
 const std::vector<RuntimeVersion> kVersions = {
     // ---- llama.cpp (llama-server)
-    {Engine::LlamaCpp, "2024-11", "llama.cpp 2024-11 – 2025-08 (flash attention off)",
+    {Engine::LlamaCpp, "2023-01", "llama.cpp to 2025-08 (flash attention off)",
      with(kLlamaCommon, {
-         {"seq", "4096", "PR #10136 (2024-11): common_params n_ctx = 4096, not the training context"},
+         {"seq", "4096", "PR #10136 (2024-11): common_params n_ctx = 4096, not the training context (512 before it)"},
          {"attention", "\"eager\"", "common/common.h flash_attn = false until PR #15434 (-fa opt-in)"},
          {"fit", "false", "no --fit before PR #16653"},
          {"ctx_auto", "false", "-c 4096 by default"},
@@ -199,10 +199,10 @@ const RuntimeVersion& runtime_version_for(Engine e, const std::string& version, 
         }
         if (!is_month(version))
             throw InputError(field, "must be a month of llama.cpp builds such as \"2025-08\" (the defaults changed in "
-                                    "2024-11, 2025-08 and 2025-12), \"ik\" for ik_llama.cpp, or \"newest\"; got '" +
+                                    "2025-08 and 2025-12), \"ik\" for ik_llama.cpp, or \"newest\"; got '" +
                                         short_text(version) + "'");
         if (version.compare(0, 7, entries.front()->first) < 0)
-            throw InputError(field, "llama.cpp before 2024-11 is not modelled; got '" + short_text(version) + "'");
+            throw InputError(field, "llama.cpp before 2023 (GGUF) is not modelled; got '" + short_text(version) + "'");
         const RuntimeVersion* found = entries.front();
         for (const RuntimeVersion* v : entries)
             if (version.compare(0, 7, v->first) >= 0) found = v;

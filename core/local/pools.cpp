@@ -101,16 +101,31 @@ LocalAnswer local_answer(const Plan& p, const Layout& l, const Breakdown& b, con
     const bool gpu_ok = a.gpu.fits, ram_ok = a.ram.fits || paging;
     // --fit fills the GPUs up to its margin by design: a fitted GPU pool is not "tight".
     const bool gpu_tight = tight(a.gpu) && !(fit.ran && fit.fits && (fit.n_cpu_moe > 0 || fit.gpu_layers >= 0 || fit.ctx_to > 0));
-    a.status = !gpu_ok || !ram_ok ? "no" : paging ? "slow" : (gpu_tight || tight(a.ram)) ? "tight" : "fits";
+    // Layers (not only experts) left in RAM: a partial offload, as llama.cpp's -ngl says it.
+    const int64_t L = p.m.config.layers;
+    const bool partial = llama_cpp_like(j) && !m.cpu_only && !m.unified && j.n_gpu_layers >= 0 && j.n_gpu_layers < L;
+    a.status = !gpu_ok || !ram_ok ? "no" : paging ? "slow" : (gpu_tight || tight(a.ram)) ? "tight" : partial ? "partial" : "fits";
     const std::string st = a.status;
-    a.symbol = st == "fits" ? "✓" : st == "tight" ? "!" : st == "slow" ? "◐" : "✗";
+    a.symbol = st == "fits" ? "✓" : st == "tight" ? "!" : st == "slow" || st == "partial" ? "◐" : "✗";
     std::string pools;
     if (m.unified)
         pools = "GPU share " + a.gpu.text + ", unified memory " + a.ram.text;
     else
         pools = (m.cpu_only ? std::string("no GPU") : "GPU " + a.gpu.text + (j.gpus > 1 ? " on the fullest" : "")) +
                 (a.ram.known ? ", system RAM " + a.ram.text : ", system RAM " + gb_text(a.ram.need_bytes) + " (give ram_gb to check it)");
-    const std::string lead = st == "fits" ? "fits" : st == "tight" ? "fits, tight" : st == "slow" ? "runs, slowly" : "does not fit";
+    std::string layout;
+    if (llama_cpp_like(j) && !m.cpu_only) {
+        if (j.n_gpu_layers >= 0 && j.n_gpu_layers <= L)
+            layout = " with -ngl " + std::to_string(j.n_gpu_layers) + " of " + std::to_string(L) + " layers on the GPU";
+        else if (j.experts_on_cpu)
+            layout = " with every layer's routed experts in RAM (--cpu-moe)";
+        else if (j.n_cpu_moe > 0)
+            layout = " with the routed experts of the first " + std::to_string(j.n_cpu_moe) + " of " + std::to_string(L) +
+                     " layers in RAM (--n-cpu-moe " + std::to_string(j.n_cpu_moe) + ")";
+    }
+    const std::string lead = (st == "fits" || st == "partial" ? "fits" : st == "tight" ? "fits, tight" : st == "slow" ? "runs, slowly"
+                                                                                                            : "does not fit") +
+                             layout;
     a.verdict = a.symbol + " " + lead + ": " + pools;
     if (!a.shortfall.empty()) a.verdict += "; " + a.shortfall;
     if (paging) a.verdict += " (the weights in RAM are memory-mapped: the OS re-reads them from disk as it needs them)";
