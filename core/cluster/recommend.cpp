@@ -4,6 +4,7 @@
 
 #include "cluster/cluster.hpp"
 #include "cluster/dims.hpp"
+#include "local/local.hpp"
 #include "step/timeline.hpp"
 
 namespace vramcalc {
@@ -222,6 +223,20 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     if (s.pp > 1) prefill_comm += (pp - 1) * p2p_time(prompt_act, link_for(topo, s.tp, 2));
     s.prefill_s = std::max(prefill_compute, prefill_memory) + prefill_comm;
     s.ttft_s = s.prefill_s + s.token_s;
+    // llama.cpp, Ollama and MLX read each weight where it lives, GPU memory or system RAM (core/local/speed.cpp).
+    if (runs_locally(job)) {
+        Job k = j;
+        k.gpus = s.tp * s.pp, k.tp = s.tp, k.pp = s.pp;
+        const LocalSpeed ls = local_speed_on(model, k, r.gpu, r.prompt_tokens, r.prompt_tokens + r.output_tokens / 2);
+        if (ls.known) {
+            s.token_s = 1 / ls.decode_tps;
+            s.tokens_per_s_per_seq = ls.decode_tps;
+            s.tokens_per_s_replica = c / s.token_s;
+            s.tokens_per_s_cluster = s.tokens_per_s_replica * static_cast<double>(s.replicas);
+            if (ls.prefill_tps > 0) s.prefill_s = P / ls.prefill_tps;
+            s.ttft_s = s.prefill_s + s.token_s;
+        }
+    }
     return s;
 }
 

@@ -86,8 +86,13 @@ struct LocalAnswer {
 
 // The local answer for the job as the runtime runs it (`p.job`, after runtime_job), its layout and step.
 LocalAnswer local_answer(const Plan& p, const Layout& l, const Breakdown& b, const ServingInfo& s, const FitReport& fit);
+// `prompt_tokens` sizes the prefill's ubatch; decode is timed at `decode_context` tokens of context
+// (the local answer: 64, the start of a conversation).
 LocalSpeed local_speed(const Plan& p, const Layout& l, const Breakdown& b, const ServingInfo& s, const MachinePools& pools,
-                       int64_t prompt_tokens);
+                       int64_t prompt_tokens, int64_t decode_context = 64);
+// The cluster planner's hook (core/cluster/recommend.cpp): a local runtime's speed for the job as laid out
+// (its gpus, tp, pp) on `gpu` (the request's figures), decoding at `decode_context` tokens of context.
+LocalSpeed local_speed_on(const Model& m, const Job& job, const Gpu& gpu, int64_t prompt_tokens, int64_t decode_context);
 // The launch line for any engine that has one (llama.cpp, Ollama, MLX, vLLM, SGLang); kind "" otherwise.
 LaunchCommand launch_command(const Plan& p, const Layout& l, const std::string& model_id);
 // A word for a POSIX shell: as is when it holds only safe characters, else in single quotes.

@@ -11,7 +11,9 @@
 #include "memory/kv.hpp"
 #include "serving/engines.hpp"
 #include "serving/gguf.hpp"
+#include "serving/serving.hpp"
 #include "serving/working_set.hpp"
+#include "step/timeline.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
@@ -93,7 +95,7 @@ std::string tps_text(double tps) { return tps >= 100 ? fixed_text(tps, 1).substr
 }  // namespace
 
 LocalSpeed local_speed(const Plan& p, const Layout& l, const Breakdown& b, const ServingInfo& s, const MachinePools& m,
-                       int64_t prompt_tokens) {
+                       int64_t prompt_tokens, int64_t decode_context) {
     const Job& job = p.job;
     const ModelConfig& c = p.m.config;
     const SpeedParams& sp = speed_params();
@@ -121,7 +123,7 @@ LocalSpeed local_speed(const Plan& p, const Layout& l, const Breakdown& b, const
     v.hop_s = static_cast<double>(r.hops) * sp.hop_s;
     v.gpu_read_bytes = r.gpu;
     v.ram_read_bytes = r.ram;
-    const int64_t start = std::min<int64_t>(job.seq, 64);  // the start of a conversation
+    const int64_t start = std::min<int64_t>(job.seq, decode_context);
     const double t = token_time(start, v.gpu_s, v.ram_s) + v.floor_s + v.hop_s;
     double g2 = 0, r2 = 0;
     const double t_full = token_time(job.seq, g2, r2) + v.floor_s + v.hop_s;
@@ -168,6 +170,21 @@ LocalSpeed local_speed(const Plan& p, const Layout& l, const Breakdown& b, const
                                         std::to_string(static_cast<int64_t>(u)) + " tokens (" + fixed_text(v.prefill_copy_s, 2) + " s)"
                                   : std::string());
     return v;
+}
+
+LocalSpeed local_speed_on(const Model& m, const Job& job, const Gpu& gpu, int64_t prompt_tokens, int64_t decode_context) {
+    Job k = job;
+    k.gpu = nullptr;
+    for (const Gpu& g : gpu_catalog())
+        if (std::string(g.id) == gpu.id) k.gpu = &g;
+    const Plan p = make_plan(m, k);
+    const Layout l = resolve_layout(m.config, k);
+    const Step st = run_step(p, l, false);
+    MachinePools pools = machine_pools(k.machine, k.gpu, k.gpus, gpu_bytes(gpu));
+    pools.gpu_bandwidth = gpu.memory_tbps * 1e12;  // the request's figure (it may override the catalog's)
+    if (pools.unified) pools.ram_bandwidth = pools.gpu_bandwidth;
+    pools.pcie_bandwidth = pools.unified ? 0 : gpu.pcie_gbps * 1e9;
+    return local_speed(p, l, st.breakdown, st.serving, pools, prompt_tokens, decode_context);
 }
 
 }  // namespace vramcalc
