@@ -5,6 +5,7 @@
 #include "cluster/cluster.hpp"
 #include "cluster/dims.hpp"
 #include "local/local.hpp"
+#include "local/speed_params.hpp"
 #include "step/timeline.hpp"
 
 namespace vramcalc {
@@ -230,6 +231,8 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
         const LocalSpeed ls = local_speed_on(model, k, r.gpu, r.prompt_tokens, r.prompt_tokens + r.output_tokens / 2);
         if (ls.known) {
             s.token_s = 1 / ls.decode_tps;
+            const SpeedParams& sp = speed_params();  // the same reads at 100 % of each pool's bandwidth
+            s.bound_tokens_per_s = 1 / (ls.gpu_s * sp.gpu_read_efficiency + ls.ram_s * sp.ram_read_efficiency);
             s.tokens_per_s_per_seq = ls.decode_tps;
             s.tokens_per_s_replica = c / s.token_s;
             s.tokens_per_s_cluster = s.tokens_per_s_replica * static_cast<double>(s.replicas);

@@ -29,6 +29,10 @@ const Gpu kLocal[] = {
     // 100 GB/s total (2 cards); 250 W.
     {"rtx2080ti", "RTX 2080 Ti 11GB", 11, 11, "NVIDIA", 13.4, 0, 53.8, 0, 0, 0.616, "NVLink bridge (2 cards)", 50, 2,
      kPcie3, 4, "NVIDIA Turing GPU Architecture whitepaper; GeForce RTX 2080 Ti specifications", 250},
+    // RTX 2080 (TU104, 46 SMs, 1.71 GHz): 10.1 FP32; 80.5 FP16-accumulate tensor, 40.3 with FP32 accumulate;
+    // 8 GB GDDR6, 448 GB/s; 215 W.
+    {"rtx2080", "RTX 2080 8GB", 8, 8, "NVIDIA", 10.1, 0, 40.3, 0, 0, 0.448, "NVLink bridge (2 cards)", 25, 2, kPcie3, 4,
+     "NVIDIA Turing GPU Architecture whitepaper; GeForce RTX 2080 specifications", 215},
     // RTX 3060 Ti (GA104, 38 SMs, 1.665 GHz): 16.2 FP32; 38 × 1,024 × 1.665 GHz = 64.8 FP16-acc, 32.4 FP32-acc;
     // 8 GB GDDR6, 448 GB/s; 200 W.
     {"rtx3060ti", "RTX 3060 Ti 8GB", 8, 8, "NVIDIA", 16.2, 16.2, 32.4, 0, 0, 0.448, "PCIe 4.0 x16", kPcie4, 1, kPcie4, 4,
@@ -87,6 +91,9 @@ const Gpu kLocal[] = {
      "Apple Mac Studio (2025) tech specs: M3 Ultra, 80-core GPU, 819 GB/s"},
     {"m3-ultra-512", "Apple M3 Ultra 512GB (unified)", 384, 512, "Apple", 28.7, 0, 28.7, 0, 0, 0.819, kNoLink, 0, 1, 0, 1,
      "Apple Mac Studio (2025) tech specs: M3 Ultra, 80-core GPU, 819 GB/s"},
+    // M3 Pro (18 GB MacBook Pro, 2023): 18-core GPU (1.4 GHz: 6.5 FP32), 150 GB/s.
+    {"m3-pro-18", "Apple M3 Pro 18GB (unified)", 12, 18, "Apple", 6.5, 0, 6.5, 0, 0, 0.15, kNoLink, 0, 1, 0, 1,
+     "Apple MacBook Pro (2023) tech specs: M3 Pro, 18-core GPU, 150 GB/s"},
     // M4 Pro: 20-core GPU (1.578 GHz: 8.1 FP32), 273 GB/s (Mac mini / MacBook Pro 2024 tech specs).
     {"m4-pro-24", "Apple M4 Pro 24GB (unified)", 16, 24, "Apple", 8.1, 0, 8.1, 0, 0, 0.273, kNoLink, 0, 1, 0, 1,
      "Apple Mac mini (2024) tech specs: M4 Pro, 20-core GPU, 273 GB/s"},
@@ -125,6 +132,7 @@ constexpr const char* kApple = "the GPU's default share of unified memory: Metal
                                "36 GB, 2/3 up to 36 GB; raise it with sysctl iogpu.wired_limit_mb)";
 const LocalRow kRows[] = {
     {"rtx2080ti", GpuKind::Consumer, kMarketed, false, true},
+    {"rtx2080", GpuKind::Consumer, kMarketed, false, true},
     {"rtx3060ti", GpuKind::Consumer, kMarketed, false, true},
     {"rtx3070", GpuKind::Consumer, kMarketed, false, true},
     {"rtx3080", GpuKind::Consumer, kMarketed, false, true},
@@ -139,6 +147,7 @@ const LocalRow kRows[] = {
     {"arc-b580", GpuKind::Consumer, kMarketed, false, true},
     {"m3-ultra-256", GpuKind::Apple, kApple, false, true},
     {"m3-ultra-512", GpuKind::Apple, kApple, false, true},
+    {"m3-pro-18", GpuKind::Apple, kApple, false, true},
     {"m4-pro-24", GpuKind::Apple, kApple, false, true},
     {"m4-pro-48", GpuKind::Apple, kApple, false, true},
     {"m4-pro-64", GpuKind::Apple, kApple, false, true},

@@ -8,26 +8,26 @@ namespace {
 // - gpu_read_efficiency 0.8: the cluster planner's memory_efficiency assumption (core/cluster/cluster.hpp
 //   Assumptions), with which the 20 llama.cpp decode rows of tests/validation/throughput.json are within
 //   ±20 % (README, "llama.cpp decode speed"); not refitted here.
-// - ram_read_efficiency: fitted on the calibration split of tests/validation/local.json (rows with
-//   "split": "calibration", grouped by source), leave-one-source-out cross-validated by
-//   tests/test_local_speed.cpp, which refits it and checks this value. For reference, Intel mlc measured
-//   225 GB/s on the 8-channel DDR5-4800 Threadripper of LOC-A02 (307 GB/s peak): 0.73.
+// - ram_read_efficiency and hop_s: the two fitted parameters, fitted together on the calibration split of
+//   tests/validation/local.json (rows with "split": "calibration": llama.cpp and ik_llama.cpp with experts in
+//   RAM on a 24-core Threadripper with 8-channel DDR5, an i9-10900X with quad-channel DDR4, a Ryzen 5900X with
+//   dual-channel DDR4; grouped by rig), leave-one-source-out cross-validated by tests/test_local.cpp, which
+//   refits them and checks these values. For reference, Intel mlc measured 225 GB/s on the Threadripper
+//   (307 GB/s peak): 0.73 of peak for a pure read; the expert matmuls reach less. A hand-over is a graph
+//   split (ggml-backend.cpp ggml_backend_sched_compute_splits): the hidden state copied across PCIe, the
+//   stream synchronised and the CPU's thread pool woken for the experts, then the result copied back.
 // - kernel_floor_s 2 µs: the planner's kernel floor (torchao roofline_utils.py KERNEL_LAUNCH_OVERHEAD_SEC).
-// - hop_s: a hand-over is a small cudaMemcpyAsync and a stream synchronisation at a graph split
-//   (ggml-backend.cpp ggml_backend_sched_compute_splits); 10 µs, the order of a PCIe round trip with the
-//   launch and synchronisation around it (NVIDIA CUDA C++ Best Practices Guide, "Data Transfer Between
-//   Host and Device": small transfers are latency-bound at microseconds).
 // - pcie_efficiency 0.8: the planner's link_efficiency.
 // - decode_range / prefill_range: the 80th percentile of the absolute leave-one-source-out errors of the
 //   decode / prefill rows of tests/validation/local.json (printed by tests/test_local_speed.cpp).
 const SpeedParams kParams = {
     0.8,    // gpu_read_efficiency
-    0.62,   // ram_read_efficiency (fitted)
+    0.63,   // ram_read_efficiency (fitted)
     2e-6,   // kernel_floor_s
-    10e-6,  // hop_s
+    135e-6, // hop_s (fitted)
     0.8,    // pcie_efficiency
-    0.25,   // decode_range
-    0.35,   // prefill_range
+    0.15,   // decode_range
+    0.20,   // prefill_range
 };
 
 }  // namespace

@@ -11,7 +11,7 @@ struct SpeedParams {
     double gpu_read_efficiency;  // decode reads GPU (and unified) memory at this fraction of its peak
     double ram_read_efficiency;  // the CPU reads the experts / layers in RAM at this fraction of its peak (fitted)
     double kernel_floor_s;       // each small GPU kernel of a decode step takes at least this
-    double hop_s;                // one hand-over of the hidden state between GPU and CPU (copy + synchronise)
+    double hop_s;                // one hand-over of the hidden state between GPU and CPU (copy, synchronise, wake; fitted)
     double pcie_efficiency;      // host-to-GPU copies reach this fraction of the link's line rate
     double decode_range;         // the decode figure's stated range, ± this fraction
     double prefill_range;        // the prefill figure's, ± this fraction

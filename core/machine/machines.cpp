@@ -27,6 +27,7 @@ const UnifiedMachine kUnified[] = {
     {"m4-max-128", UnifiedKind::Apple, 128, "Metal recommendedMaxWorkingSetSize"},
     {"m3-ultra-256", UnifiedKind::Apple, 256, "Metal recommendedMaxWorkingSetSize"},
     {"m3-ultra-512", UnifiedKind::Apple, 512, "Metal recommendedMaxWorkingSetSize"},
+    {"m3-pro-18", UnifiedKind::Apple, 18, "Metal recommendedMaxWorkingSetSize"},
     {"m4-pro-24", UnifiedKind::Apple, 24, "Metal recommendedMaxWorkingSetSize"},
     {"m4-pro-48", UnifiedKind::Apple, 48, "Metal recommendedMaxWorkingSetSize"},
     {"m4-pro-64", UnifiedKind::Apple, 64, "Metal recommendedMaxWorkingSetSize"},
