@@ -26,7 +26,7 @@ void write_machine_job_fields(JsonWriter& w, const Job& job) {
     w.field("ctx_auto", job.ctx_auto).field("op_offload", job.op_offload).field("ollama_ctx_by_vram", job.ollama_ctx_by_vram);
     w.field("runtime_version", job.runtime_version).field("kv_bits", job.kv_bits).field("mlx_group_size", job.mlx_group_size);
     w.field("prefill_step_size", job.prefill_step_size).field("prompt_cache_size", job.prompt_cache_size);
-    w.field("model_file", job.model_file);
+    w.field("model_file", job.model_file).field("model_id", job.model_id);
 }
 
 void write_command(JsonWriter& w, const LaunchCommand& c) {

@@ -299,7 +299,8 @@ struct Job {
     int64_t mlx_group_size = 64;              // MLX affine quantization group (scale + bias per group)
     int64_t prefill_step_size = 2048;         // MLX: prompt tokens per prefill step
     int64_t prompt_cache_size = 10;           // mlx_lm.server: KV caches kept in its LRU prompt cache
-    std::string model_file;                   // the model file or id the printed command names
+    std::string model_file;                   // the model file or id the printed command names, as given
+    std::string model_id;                     // the model's Hub id, to name a file after when model_file is not given
 
     // --- How the answer speaks to the user (issue 23; read in core/job/view_fields.cpp) ---
     TextUnit units = TextUnit::GB;            // every size text: gb (10⁹ B, default), gib or mib

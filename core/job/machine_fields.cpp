@@ -73,6 +73,10 @@ bool read_machine_field(Job& job, const std::string& key, const nlohmann::json& 
     }
     else if (key == "prefill_step_size") job.prefill_step_size = whole_field(v, field, 1, 1'000'000);
     else if (key == "prompt_cache_size") job.prompt_cache_size = whole_field(v, field, 0, 10'000);
+    else if (key == "model_id") {
+        job.model_id = text_field(v, field);
+        if (job.model_id.size() > 1024) throw InputError(field, "is longer than 1,024 characters");
+    }
     else if (key == "model_file") {
         job.model_file = text_field(v, field);
         if (job.model_file.size() > 1024) throw InputError(field, "is longer than 1,024 characters");
@@ -111,7 +115,7 @@ const char* machine_field_names() {
     return "ram_gb, ram_gib, ram_used_gb, ram_used_gib, swap_gb, ram_kind, ram_channels, ram_mts, ram_bandwidth_gbs, cpu_only, wired_limit_mb, "
            "carveout_gb, gtt_gb, uma_backend, n_cpu_moe, cpu_moe, mmap, mlock, fit, fit_target_mib, fit_min_ctx, ctx_auto, "
            "op_offload, num_ctx, num_gpu, num_parallel, ollama_ctx_by_vram, llamacpp_version, ollama_version, mlx_version, "
-           "kv_bits, mlx_group_size, prefill_step_size, prompt_cache_size, model_file";
+           "kv_bits, mlx_group_size, prefill_step_size, prompt_cache_size, model_file, model_id";
 }
 
 }  // namespace vramcalc

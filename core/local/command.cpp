@@ -15,7 +15,8 @@ std::string num(int64_t n) { return std::to_string(n); }
 
 // The model as the command names it: the job's model_file, else a file named after the model.
 std::string model_word(const Plan& p, const std::string& model_id, const char* suffix) {
-    std::string name = !p.job.model_file.empty() ? p.job.model_file : model_id.empty() ? std::string("MODEL") : model_id;
+    const std::string id = !model_id.empty() ? model_id : p.job.model_id;
+    std::string name = !p.job.model_file.empty() ? p.job.model_file : id.empty() ? std::string("MODEL") : id;
     if (p.job.model_file.empty() && *suffix) {
         const size_t slash = name.rfind('/');
         if (slash != std::string::npos) name = name.substr(slash + 1);
