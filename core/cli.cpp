@@ -304,8 +304,9 @@ int run(int argc, char** argv) {
         const ModelEntry& entry = find_model(models, model_id);
         config = entry.config;
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
-        // The printed command names the model by its Hub id (a GGUF file named after it for llama.cpp / Ollama).
-        if (!bake && !job_fields.contains("model_id")) job_fields["model_id"] = entry.hf_id.empty() ? entry.id : entry.hf_id;
+        // The text report's command names the model by its Hub id (a GGUF file named after it for llama.cpp /
+        // Ollama); --json answers as the page does, which gives model_id itself.
+        if (!as_json && !bake && !job_fields.contains("model_id")) job_fields["model_id"] = entry.hf_id.empty() ? entry.id : entry.hf_id;
     }
 
     Model model = prepare_model(parse_config(config));

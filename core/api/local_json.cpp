@@ -24,7 +24,12 @@ void write_machine_job_fields(JsonWriter& w, const Job& job) {
     w.field("n_cpu_moe", job.n_cpu_moe).field("mmap", job.mmap).field("mlock", job.mlock);
     w.field("fit", job.fit).field("fit_target_mib", job.fit_target_mib).field("fit_min_ctx", job.fit_min_ctx);
     w.field("ctx_auto", job.ctx_auto).field("op_offload", job.op_offload).field("ollama_ctx_by_vram", job.ollama_ctx_by_vram);
-    w.field("runtime_version", job.runtime_version).field("kv_bits", job.kv_bits).field("mlx_group_size", job.mlx_group_size);
+    // The versions as text (so "0.15" given as a flag or URL stays a version, not a number).
+    w.field("llamacpp_version", job.engine == Engine::LlamaCpp ? job.runtime_version : std::string());
+    w.field("ollama_version", job.engine == Engine::Ollama ? job.runtime_version : std::string());
+    w.field("mlx_version", job.engine == Engine::Mlx ? job.runtime_version : std::string());
+    w.field("cpu_moe", job.experts_on_cpu).field("runtime_version", job.runtime_version);
+    w.field("kv_bits", job.kv_bits).field("mlx_group_size", job.mlx_group_size);
     w.field("prefill_step_size", job.prefill_step_size).field("prompt_cache_size", job.prompt_cache_size);
     w.field("model_file", job.model_file).field("model_id", job.model_id);
 }
