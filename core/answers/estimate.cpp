@@ -36,6 +36,12 @@ Estimate estimate(const Model& m, const Job& asked, bool explain) {
     e.share = step.share;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
+    // serving.fits answers for the job as asked: when the runtime had to move layers or experts to RAM
+    // (llama.cpp's --fit, Ollama's scheduler) it did not fit as asked; local says how it runs instead.
+    if (fit.ran && (fit.n_cpu_moe > 0 || fit.gpu_layers >= 0)) {
+        e.serving.fits = false;
+        e.serving.verdict = "does not fit the GPU as asked; " + fit.text;
+    }
     if (trains(job) && m.config.family != Family::Explicit)
         e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
     e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +

@@ -78,9 +78,12 @@ const char* question_name(Question q) {
     return "?";
 }
 
+// The questions every job is asked on the page (options_json's "questions"): n_cpu_moe is asked only of
+// mixture-of-experts models under llama.cpp, so it is accepted by parse_question but not listed here.
 std::vector<const char*> question_names() {
     std::vector<const char*> n;
-    for (const auto& q : kQuestions) n.push_back(q.name);
+    for (const auto& q : kQuestions)
+        if (q.q != Question::NCpuMoe) n.push_back(q.name);
     return n;
 }
 

@@ -50,9 +50,10 @@ void check_ep(const Plan& p, const Layout& l) {
     (void)l;
 }
 
-void fit_on_device(ServingInfo& s, double total) {
+// `margin`: what the engine keeps free (llama.cpp's --fit leaves fit_target_mib on each GPU).
+void fit_on_device(ServingInfo& s, double total, double margin = 0) {
     if (s.device <= 0) return;
-    s.fits = total <= s.device;
+    s.fits = total + margin <= s.device;
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) +
                 (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) + " GPUs" : " on the GPU");
 }
@@ -91,7 +92,7 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     if (llama_cpp_like(job)) {
         llama_cpp_terms(p, l, b, s, explain);
         s.engine = true;
-        fit_on_device(s, b.total());
+        fit_on_device(s, b.total(), job.fit ? job.fit_target_mib * kMiB : 0);
         return true;
     }
     b.bytes[kWeights] = weights_on_gpu(p, l, why(kWeights));
