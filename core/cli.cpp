@@ -77,7 +77,19 @@ Job (defaults in brackets):
   --new-tokens N        HF generate: tokens generated after the prompt  [0]
   --n-ubatch N          llama.cpp physical batch                      [512]
   --n-gpu-layers N      llama.cpp -ngl (-1 = all + output)            [-1]
-  --experts-on-cpu true llama.cpp -ot exps=CPU
+  --experts-on-cpu true llama.cpp -ot exps=CPU (also --cpu-moe true)
+  --n-cpu-moe N         llama.cpp: the routed experts of the first N layers in RAM   [0]
+
+Your machine (llama.cpp, Ollama, MLX: both pools, the speed and the command; docs/machine.md):
+  --ram-gb X | --ram-gib X   system RAM (X > 0, up to 100 TB); --ram-used-gb X what other programs hold
+  --ram-kind K          ddr4 | ddr5 | lpddr5 | lpddr5x; --ram-channels N --ram-mts N, or --ram-bandwidth-gbs X
+  --gpu cpu             a machine without a GPU (everything in RAM)
+  --gpu m3-max-128      a Mac (its unified memory); --wired-limit-mb N as after sudo sysctl iogpu.wired_limit_mb=N
+  --llamacpp-version V  2024-11 | 2025-08 | 2025-12 | ik | newest   (-fa auto from 2025-08, --fit from 2025-12)
+  --ollama-version V    e.g. 0.5.7, 0.12.0 (num_ctx by VRAM from 0.15.5, llama-server runner from 0.30)
+  --engine mlx          mlx-lm on a Mac: --dtype int4|int8|bf16, --kv-bits N
+  --mmap false --mlock true   how llama.cpp holds the weights in RAM
+  --model-file PATH     the file the printed command names (quoted for the shell)
   --gguf-rules R        current | 2023-12 (llama.cpp type rules era)  [current]
   --swa-full true       sliding-window layers at full length
   --ep N  --dp-attention true   expert parallel degree, data-parallel attention
@@ -94,7 +106,7 @@ Job (defaults in brackets):
   --cache-implementation C  HF generate: dynamic | static | offloaded | offloaded_static | quantized
   --cache-nbits N       QuantizedCache bits (2, 4, 8)                 [4]
   Any other job field as --field-name value (see docs/serving.md).
-  --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
+  --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers | n_cpu_moe
                         (needs --gpu; answers by exact search, prints JSON)
   --gpu ID --gpus N     your GPUs: the answer leads with one verdict (fits / tight / partial / does not fit)
   --device-gb X | --device-gib X   your GPU by its memory instead of an id
@@ -292,6 +304,9 @@ int run(int argc, char** argv) {
         const ModelEntry& entry = find_model(models, model_id);
         config = entry.config;
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
+        // The text report's command names the model by its Hub id (a GGUF file named after it for llama.cpp /
+        // Ollama); --json answers as the page does, which gives model_id itself.
+        if (!as_json && !bake && !job_fields.contains("model_id")) job_fields["model_id"] = entry.hf_id.empty() ? entry.id : entry.hf_id;
     }
 
     Model model = prepare_model(parse_config(config));

@@ -128,5 +128,26 @@ for case in table['twice']:
 sys.exit(1 if bad else 0)
 PY
 
+# Your machine (issue 32): both pools, the speed, the command; bad machine input names its field.
+expect "ram flag: both pools" 0 "system RAM [0-9.]+ GB of 64\.00 GB" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "fit: experts of the first 24 layers" 0 "^--fit|--fit: context 131,072 → 4,096; the routed experts of the first 24 of 36 layers in RAM" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "printed command" 0 "^  llama-server -m gpt-oss-120b-MXFP4\.gguf -c 4096 -ngl 37 --n-cpu-moe 24 -fa on -ctk f16 -ctv f16$" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "printed command, quoted" 0 "^  llama-server -m 'my model;rm -rf x\.gguf' " -- --model gpt-oss-20b --engine llamacpp --gpu rtx4090 --model-file "my model;rm -rf x.gguf"
+expect "speed with its range" 0 "Speed: decode [0-9.]+ tokens/s \([0-9.]+ – [0-9.]+\)" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "json local object" 0 '"decode_text": "[0-9.]+ tokens/s' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64 --json
+expect "solve n_cpu_moe" 0 '"answer": 24,' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --solve n_cpu_moe
+expect "cpu only" 0 "^✓ fits: no GPU, system RAM" -- --model qwen3-30b-a3b --dtype q4_k_m --engine llamacpp --gpu cpu --ram-gb 32 --seq 4096
+expect "a Mac: one memory" 0 "^✓ fits: GPU share .*unified memory" -- --model gpt-oss-120b --engine llamacpp --gpu m3-max-128
+expect "ollama refusal" 0 "Ollama refuses: model requires more system memory \([0-9.]+ GiB\) than is available \(14\.9 GiB\)" -- --model llama-3.1-70b --engine ollama --ollama-version 0.12.0 --dtype q4_k_m --gpu rtx4090 --ram-gb 16
+expect "ollama env and modelfile" 0 "PARAMETER num_ctx 32768" -- --model qwen3-30b-a3b --engine ollama --dtype q4_k_m --gpu rtx4090
+expect "mlx command" 0 "^  mlx_lm\.server --model Qwen/Qwen3-4B$" -- --model qwen3-4b --engine mlx --dtype int4 --gpu m3-pro-18
+expect "ram zero" 2 "^vramcalc: error: job\.ram_gb: must be more than 0 and at most 100,000 GB \(100 TB\), got 0$" -- --engine llamacpp --ram-gb 0
+expect "ram too large" 2 "^vramcalc: error: job\.ram_gb: must be more than 0" -- --engine llamacpp --ram-gb 200000
+expect "ram negative" 2 "^vramcalc: error: job\.ram_gb:" -- --engine llamacpp --ram-gb -8
+expect "n-cpu-moe on a dense model" 2 "^vramcalc: error: job\.n_cpu_moe: moves the routed experts of mixture-of-experts layers to RAM; this model is dense" -- --engine llamacpp --n-cpu-moe 4
+expect "n-cpu-moe above the layers" 2 "^vramcalc: error: job\.n_cpu_moe: must be at most the model's 48 layers, got 49$" -- --model qwen3-30b-a3b --engine llamacpp --n-cpu-moe 49
+expect "mlx off a Mac" 2 "^vramcalc: error: job\.engine: MLX runs on Apple silicon; rtx4090 is not a Mac$" -- --engine mlx --gpu rtx4090
+expect "version of another engine" 2 "^vramcalc: error: job\.ollama_version: applies to engine ollama$" -- --engine llamacpp --ollama-version 0.12.0
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

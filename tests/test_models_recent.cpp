@@ -17,7 +17,6 @@ using namespace vramcalc;
 namespace {
 
 ModelConfig config_of(const std::string& fixture) { return parse_config_text(test::fixture(fixture)); }
-ParamCounts counts_of(const std::string& fixture) { return count_params(config_of(fixture)); }
 
 bool has_tensor(const ModelConfig& c, const std::string& module) {
     for (const Tensor& t : list_tensors(c))

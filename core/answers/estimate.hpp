@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "job/layout.hpp"
+#include "local/local.hpp"
 #include "job/plan.hpp"
 #include "memory/activations.hpp"
 #include "memory/terms.hpp"
@@ -116,6 +117,10 @@ struct Estimate {
     Verdict verdict;                     // the user's GPUs (explain only)
     std::vector<TrainingView> training_views;  // classic count and the peak (training, explain only)
     ServingView serving_view;            // the requests' KV against the pool (inference, explain only)
+    LocalAnswer local;                   // llama.cpp / Ollama / MLX: both pools, the speed (explain only)
+    LaunchCommand command;               // the line that runs this layout (local runtimes, vLLM, SGLang; explain only)
+    int64_t context = 0;                 // the context the runtime allocates (llama.cpp -c 0 / --fit, Ollama's tier)
+    int64_t n_cpu_moe = 0, gpu_layers = -1;  // llama.cpp: as run (--fit may choose them)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

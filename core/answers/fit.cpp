@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "serving/serving.hpp"
 #include "step/timeline.hpp"
 
@@ -98,7 +99,30 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
 
 }  // namespace
 
+namespace {
+
+// A Mac or a Strix Halo is one machine with one memory: no count of them shards a model (there is no
+// GPU interconnect between them; issue 32: "ZeRO-3 across MacBooks"). Only the first counts.
+std::vector<GpuFit> one_per_machine(std::vector<GpuFit> fits) {
+    const auto& catalog = gpu_catalog();
+    for (size_t i = 0; i < fits.size() && i < catalog.size(); ++i) {
+        const UnifiedMachine* u = fits[i].custom ? nullptr : unified_machine(&catalog[i]);
+        if (u && u->kind != UnifiedKind::Gb10 && fits[i].gpus_needed > 1) fits[i].gpus_needed = 0;
+    }
+    return fits;
+}
+
+std::vector<GpuFit> fit_gpus_any(const Plan& p, const Layout& chosen, double per_gpu_total);
+
+}  // namespace
+
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
+    return one_per_machine(fit_gpus_any(p, chosen, per_gpu_total));
+}
+
+namespace {
+
+std::vector<GpuFit> fit_gpus_any(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;
     for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
     // The user's own GPU (job.device_gib, GiB as marketed like the catalog's), answered like any other.
@@ -152,5 +176,7 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
     }
     return fits;
 }
+
+}  // namespace
 
 }  // namespace vramcalc

@@ -5,6 +5,7 @@
 
 #include "text/errors.hpp"
 #include "answers/fit.hpp"
+#include "local/local.hpp"
 #include "serving/gguf.hpp"
 #include "serving/serving.hpp"
 #include "step/timeline.hpp"
@@ -19,7 +20,7 @@ struct QName {
 };
 const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch", Question::MaxBatch},
                             {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
-                            {"max_gpu_layers", Question::MaxGpuLayers}};
+                            {"max_gpu_layers", Question::MaxGpuLayers}, {"n_cpu_moe", Question::NCpuMoe}};
 
 constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4096;
 
@@ -77,9 +78,12 @@ const char* question_name(Question q) {
     return "?";
 }
 
+// The questions every job is asked on the page (options_json's "questions"): n_cpu_moe is asked only of
+// mixture-of-experts models under llama.cpp, so it is accepted by parse_question but not listed here.
 std::vector<const char*> question_names() {
     std::vector<const char*> n;
-    for (const auto& q : kQuestions) n.push_back(q.name);
+    for (const auto& q : kQuestions)
+        if (q.q != Question::NCpuMoe) n.push_back(q.name);
     return n;
 }
 
@@ -202,6 +206,25 @@ Answer solve(const Model& m, const Job& job, Question q) {
                              : "not even the CPU-only setup's GPU buffers fit";
             a.answer_label = "-ngl " + std::to_string(v);
             a.next_label = "-ngl " + std::to_string(v + 1);
+            break;
+        }
+        case Question::NCpuMoe: {
+            // llama.cpp --n-cpu-moe: the fewest layers whose routed experts go to RAM for the GPUs to keep
+            // --fit's margin (fit_target_mib), as --fit would choose (core/local/fit.cpp).
+            if (job.engine != Engine::LlamaCpp) throw InputError("job.engine", "--n-cpu-moe is llama.cpp's; choose engine llamacpp");
+            bool found = false;
+            const int64_t v = smallest_n_cpu_moe(m, job, found, a.total_at, a.total_next);
+            a.found = found;
+            a.value = v;
+            a.next_exists = found && v > 0;
+            a.next = v - 1;
+            a.fits_next = false;
+            a.text = !found ? "does not fit even with every layer's experts in RAM (--cpu-moe): move layers too (max_gpu_layers)"
+                     : v == 0 ? "--n-cpu-moe 0: every expert fits on the GPU"
+                              : "--n-cpu-moe " + std::to_string(v) + ": the routed experts of the first " + std::to_string(v) + " of " +
+                                    std::to_string(m.config.layers) + " layers in RAM";
+            a.answer_label = "--n-cpu-moe " + std::to_string(v);
+            a.next_label = "--n-cpu-moe " + std::to_string(v - 1);
             break;
         }
         case Question::BestFormat: {

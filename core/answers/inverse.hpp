@@ -13,7 +13,7 @@
 
 namespace vramcalc {
 
-enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers };
+enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers, NCpuMoe };
 
 struct Answer {
     Question question;

@@ -88,6 +88,31 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     if (job.mode == Mode::Inference && e.serving.cpu_bytes > 0)
         out += printf_string("System RAM: %.2f ", e.serving.cpu_bytes / B) + U + " (" + std::to_string(e.serving.gpu_layers) + "/" +
                std::to_string(e.serving.layers) + " layers on the GPU)\n";
+    // A local runtime (issue 32): both pools, what the runtime chose, the speed, the command.
+    if (job.mode == Mode::Inference && e.local.applies) {
+        const LocalAnswer& a = e.local;
+        out += "\nYour machine (" + a.runtime + ")\n";
+        out += "  " + a.gpu.label + ": " + a.gpu.text + (a.gpu.detail.empty() ? "" : " (" + a.gpu.detail + ")") + "\n";
+        out += "  " + a.ram.label + ": " + a.ram.text + (a.ram.detail.empty() ? "" : " (" + a.ram.detail + ")") + "\n";
+        if (!a.fit.text.empty()) out += "  " + a.fit.text + "\n";
+        if (a.speed.known) out += "  Speed: " + a.speed.text + "\n    " + a.speed.why + "\n";
+        if (!a.runtime_error.empty()) out += std::string("  ") + engine_name(job.engine) + " would say: " + a.runtime_error + "\n";
+        for (const std::string& w : a.warnings) out += "  - " + w + "\n";
+    }
+    if (job.mode == Mode::Inference && !e.command.text.empty()) {
+        out += "\nRun it:\n  " + e.command.text + "\n";
+        if (!e.command.modelfile.empty()) {
+            out += "  Modelfile:\n";
+            std::string mf = e.command.modelfile;
+            size_t at = 0;
+            while (at <= mf.size()) {
+                const size_t nl = std::min(mf.find('\n', at), mf.size());
+                out += "    " + mf.substr(at, nl - at) + "\n";
+                at = nl + 1;
+            }
+        }
+        if (!e.command.note.empty()) out += "  (" + e.command.note + ")\n";
+    }
     out += "\nGPU                        memory                 this setup  GPUs needed (";
     // fit_gpus (core/fit.cpp) keeps a chosen ZeRO stage and takes ZeRO-3 / FSDP when none is chosen.
     out += job.mode == Mode::Inference ? (llama_cpp_like(job) ? std::string("llama.cpp -sm ") + split_mode_name(job.split_mode) + " split"

@@ -10,6 +10,7 @@
 #include "hardware/gpus.hpp"
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
+#include "api/local_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
 #include "text/json_text.hpp"
@@ -59,6 +60,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     write_serving_job_fields(w, job);  // core/api/serving_json.cpp
+    write_machine_job_fields(w, job);  // core/api/local_json.cpp
     w.field("units", unit_name(job.units)).field("recommend_from", gpu_pool_name(job.recommend_from));
     w.end_object();
 }
@@ -211,6 +213,10 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     write_verdict(w.key("verdict"), e.verdict);
     write_training_views(w.key("views"), e.training_views);
     if (!trains(job)) write_serving_view(w.key("serving_view"), e.serving_view);
+    if (!trains(job)) {
+        write_local(w.key("local"), e);
+        write_command(w.key("command"), e.command);
+    }
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);

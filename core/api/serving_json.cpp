@@ -49,6 +49,7 @@ void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
     w.field("cuda_graphs_in_budget", s.graphs_in_budget);
     w.field("gpu_layers", s.gpu_layers).field("layers", s.layers).field("cpu_bytes", s.cpu_bytes);
     w.field("cpu_text", gb_text(s.cpu_bytes)).field("compute_buffer_bytes", s.compute_buffer);
+    w.field("cpu_weights_bytes", s.cpu_weights).field("offload_copy_bytes", s.offload_copy);
     // Each GPU's share of a llama.cpp / Ollama split; the breakdown is the fullest's.
     w.field("split", s.split).key("devices").begin_array();
     for (const DeviceShare& d : s.devices)

@@ -147,7 +147,8 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
     } else {
         if (!r.auto_layout) checked_layout(model, job, r);  // the same checks as for training
         const ServeResult s = serve(model, job, r);
-        const RateRange& rr = serving_range();
+        RateRange rr = serving_range();
+        if (s.local_speed) rr = RateRange{s.local_decode_lo, s.local_decode_hi, 0, 1};  // the local model's own range
         const Ranged seq = rate_range(s.tokens_per_s_per_seq, rr), rep = rate_range(s.tokens_per_s_replica, rr);
         const Ranged all = rate_range(s.tokens_per_s_cluster, rr), tok = time_range(s.token_s, rr), ttft = time_range(s.ttft_s, rr);
         const auto split = [](int64_t tp, int64_t pp) { return "TP " + n_text(tp) + " × PP " + n_text(pp); };

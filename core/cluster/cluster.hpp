@@ -150,6 +150,10 @@ struct ServeResult {
     double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
     double prefill_s = 0, ttft_s = 0;
     bool decode_compute_bound = false;
+    // llama.cpp, Ollama and MLX: timed by the local speed model (core/local/speed.cpp), whose own
+    // cross-validated range (decode / prefill, as fractions of the figure) replaces the engines' one.
+    bool local_speed = false;
+    double local_decode_lo = 0, local_decode_hi = 0;
 };
 
 // Memory per GPU of the job as laid out (its tp, pp, cp, ep, zero and gpus) on this GPU, and whether it fits,

@@ -8,6 +8,8 @@
 #include "cluster/gemm_table.hpp"
 #include "cluster/dims.hpp"
 #include "job/layout.hpp"
+#include "local/local.hpp"
+#include "local/speed_params.hpp"
 #include "step/timeline.hpp"
 
 namespace vramcalc {
@@ -169,6 +171,25 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     if (s.pp > 1) prefill_comm += (pp - 1) * p2p_time(prompt_act, link_for(topo, s.tp, 2));
     s.prefill_s = std::max(prefill_compute, prefill_memory) + prefill_comm + chunks * (f.kernels_s + s.decode_host_s);
     s.ttft_s = s.prefill_s + s.token_s;
+    // llama.cpp, Ollama and MLX read each weight where it lives, GPU memory or system RAM (core/local/speed.cpp).
+    if (runs_locally(job)) {
+        Job k = j;
+        k.gpus = s.tp * s.pp, k.tp = s.tp, k.pp = s.pp;
+        const LocalSpeed ls = local_speed_on(model, k, r.gpu, r.prompt_tokens, r.prompt_tokens + r.output_tokens / 2);
+        if (ls.known) {
+            s.local_speed = true;
+            s.local_decode_lo = ls.decode_low / ls.decode_tps - 1, s.local_decode_hi = ls.decode_high / ls.decode_tps - 1;
+            s.token_s = 1 / ls.decode_tps;
+            s.decode_host_s = 0, s.decode_launch_s = 0;
+            const SpeedParams& sp = speed_params();  // the same reads at 100 % of each pool's bandwidth
+            s.bound_tokens_per_s = 1 / (ls.gpu_s * sp.gpu_read_efficiency + ls.ram_s * sp.ram_read_efficiency);
+            s.tokens_per_s_per_seq = ls.decode_tps;
+            s.tokens_per_s_replica = c / s.token_s;
+            s.tokens_per_s_cluster = s.tokens_per_s_replica * static_cast<double>(s.replicas);
+            if (ls.prefill_tps > 0) s.prefill_s = P / ls.prefill_tps;
+            s.ttft_s = s.prefill_s + s.token_s;
+        }
+    }
     return s;
 }
 

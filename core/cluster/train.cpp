@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cluster/cluster.hpp"
+#include "local/local.hpp"
 #include "cluster/dims.hpp"
 #include "cluster/train_parts.hpp"
 #include "text/units.hpp"
@@ -52,7 +53,13 @@ namespace {
 // through here, so the planner and the verdict cannot disagree on a layout.
 Breakdown verdict_breakdown(const Model& model, const Job& job, const Gpu& gpu, bool& fits) {
     const double capacity = gpu_bytes(gpu);
-    const Job on = on_device(job, &find_gpu(gpu.id, "cluster.gpu"), capacity);
+    Job on = on_device(job, &find_gpu(gpu.id, "cluster.gpu"), capacity);
+    // A local runtime places the job itself before it loads (llama.cpp's --fit, Ollama's scheduler), as the
+    // estimate does (answers/estimate.cpp): the layout timed is the one it runs.
+    if (runs_locally(on)) {
+        FitReport fit;
+        on = runtime_job(model, on, fit);
+    }
     const Plan plan = make_plan(model, on);
     const Step step = run_step(plan, resolve_layout(model.config, on), false);
     fits = holds(plan, step, capacity);

@@ -75,9 +75,22 @@ const Row* row_of(const Gpu& g) {
     return nullptr;
 }
 
+// The GPUs of hardware/gpus_local.cpp carry their own row.
+struct Local {
+    bool found = false, measured = false, common = false;
+    GpuKind kind = GpuKind::Other;
+    const char* usable = "";
+};
+Local local_of(const Gpu& g) {
+    Local l;
+    l.found = local_gpu_info(g, l.kind, l.usable, l.measured, l.common);
+    return l;
+}
+
 }  // namespace
 
 GpuKind gpu_kind(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.kind;
     const Row* r = row_of(gpu);
     return r ? r->kind : GpuKind::Other;
 }
@@ -94,6 +107,7 @@ const char* gpu_kind_name(GpuKind k) {
 }
 
 const char* usable_source(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.usable;
     const Row* r = row_of(gpu);
     switch (r ? r->source : Source::Marketed) {
         case Source::PyTorch: return "measured: PyTorch's total capacity on this GPU, from a published log";
@@ -109,11 +123,13 @@ const char* usable_source(const Gpu& gpu) {
 }
 
 bool gpu_common(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.common;
     const Row* r = row_of(gpu);
     return r && r->common;
 }
 
 bool usable_measured(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.measured;
     const Row* r = row_of(gpu);
     return r && (r->source == Source::PyTorch || r->source == Source::CudaTotal || r->source == Source::NvidiaSmi);
 }

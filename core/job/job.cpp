@@ -10,6 +10,7 @@
 #include "job/choices.hpp"
 #include "job/engine_presets.hpp"
 #include "job/job_serving.hpp"
+#include "job/runtime_versions.hpp"
 #include "job/vllm_versions.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
@@ -84,7 +85,7 @@ void read_lora_targets(const std::string& spec, Job& job) {
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
     if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
-    if (read_view_field(job, key, v, field)) return true;
+    if (read_view_field(job, key, v, field) || read_machine_field(job, key, v, field)) return true;
     if (key == "mode") job.mode = read_choice(v, field, kModes);
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
@@ -187,6 +188,44 @@ void apply_vllm_version(const json& j, Job& job) {
         }
 }
 
+// llama.cpp, Ollama and MLX by version (core/job/runtime_versions.cpp): the entry's fields where the user
+// gives none, each named in the assumptions; another engine may not name these versions.
+void apply_runtime_version(const json& j, Job& job) {
+    const char* own = runtime_version_field(job.engine);
+    for (const char* key : {"llamacpp_version", "ollama_version", "mlx_version"})
+        if (j.contains(key) && std::string(key) != own)
+            throw InputError(std::string("job.") + key, std::string("applies to engine ") +
+                                                            (std::string(key) == "llamacpp_version" ? "llamacpp"
+                                                             : std::string(key) == "ollama_version" ? "ollama"
+                                                                                                    : "mlx"));
+    if (*own == 0) return;
+    const auto given = j.find(own);
+    if (given != j.end() && given->is_number())
+        throw InputError(std::string("job.") + own, "must be text such as \"0.15.5\" or \"2025-08\", got " + describe_value(*given));
+    const std::string asked = given != j.end() ? text_field(*given, std::string("job.") + own) : "newest";
+    std::string resolved;
+    const RuntimeVersion& v = runtime_version_for(job.engine, asked, std::string("job.") + own, resolved);
+    job.runtime_version = resolved;
+    job.runtime_label = v.label;
+    job.assumptions.push_back(std::string(v.label) + (given == j.end() ? " (the newest; set " + std::string(own) + " for another)" : ""));
+    for (const PresetField& f : v.fields) {
+        if (j.contains(f.key) || (std::string(f.key) == "seq" && j.contains("num_ctx")) ||
+            (std::string(f.key) == "num_parallel" && j.contains("batch")))
+            continue;
+        read_field(job, f.key, json::parse(f.value));
+        job.assumptions.push_back(std::string(v.label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
+    }
+}
+
+// Ollama 0.15.5+ (server/routes.go): the default context by the total memory of the GPUs, each less
+// OLLAMA_GPU_OVERHEAD (0), at 47 / 23 GiB ("slightly lower thresholds than 48/24 GiB").
+int64_t ollama_vram_tier(const Job& job) {
+    if (job.machine.cpu_only || (!job.gpu && job.device_gib <= 0)) return 4096;
+    const double each = job.device_gib > 0 ? job.device_gib : job.gpu->memory_gib;
+    const double total = each * static_cast<double>(job.gpus);
+    return total >= 47 ? 262144 : total >= 23 ? 32768 : 4096;
+}
+
 }  // namespace
 
 const char* mode_name(Mode v) { return name_of(kModes, v); }
@@ -199,6 +238,7 @@ const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl
 const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
 const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
 bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || job.engine == Engine::Ollama; }
+bool runs_locally(const Job& job) { return llama_cpp_like(job) || job.engine == Engine::Mlx; }
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
@@ -261,10 +301,18 @@ Job parse_job(const json& j) {
     else
         for (const char* key : {"vllm_version", "vllm_engine"})
             if (j.contains(key)) throw InputError(std::string("job.") + key, "applies to engine vllm");
+    apply_runtime_version(j, job);
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
-                                                    serving_field_names() + ", " + view_field_names());
+                                                    serving_field_names() + ", " + view_field_names() + ", " +
+                                                    machine_field_names());
+    check_machine_fields(j, job);
+    if (job.ollama_ctx_by_vram && !j.contains("seq") && !j.contains("num_ctx")) {
+        job.seq = ollama_vram_tier(job);
+        job.assumptions.push_back("Ollama: num_ctx = " + std::to_string(job.seq) + " for this much VRAM (server/routes.go tiers)");
+    }
+    if (j.contains("seq") || j.contains("num_ctx")) job.ctx_auto = false;
     // The loss is compiled with the model unless the job or its preset says otherwise.
     if (!given("compile_loss")) job.compile_loss = job.compile;
     job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");

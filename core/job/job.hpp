@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "machine/machine.hpp"
 #include "model/config.hpp"
 #include "model/formats.hpp"
 #include "text/units.hpp"
@@ -76,6 +77,7 @@ enum class Engine {
     Sglang,    // KV pool = mem_fraction_static × device − weights − context
     LlamaCpp,  // GGUF per-tensor types, -ngl offload, ggml compute buffer
     Ollama,    // llama.cpp underneath, with Ollama's defaults
+    Mlx,       // Apple's MLX (mlx-lm's server, LM Studio's MLX engine): unified memory only
 };
 // llama.cpp's per-tensor type rules (llama-quant.cpp llama_tensor_get_type) as of:
 enum class GgufRules {
@@ -279,6 +281,27 @@ struct Job {
     int64_t cache_residual_length = 128;      // QuantizedCache residual_length (tokens kept in full precision)
     int64_t cache_q_group_size = 64;          // QuantizedCache q_group_size
 
+    // --- Your machine and the local runtimes (issue 32; read in core/job/machine_fields.cpp, runtime
+    //     defaults by version in core/job/runtime_versions.cpp, used by core/serving/ and core/local/) ---
+    Machine machine;                          // system RAM, its bandwidth, unified-memory settings, CPU only
+    int64_t n_cpu_moe = 0;                    // llama.cpp --n-cpu-moe N: the routed experts of the first N layers in RAM
+    bool mmap = true;                         // llama.cpp / Ollama map the GGUF (--no-mmap: read into RAM)
+    bool mlock = false;                       // --mlock: the mapped weights pinned in RAM
+    bool fit = false;                         // llama.cpp --fit: shrink the context, then move experts and layers to RAM
+    double fit_target_mib = 1024;             // --fit-target: memory --fit leaves free per GPU
+    int64_t fit_min_ctx = 4096;               // --fit-ctx: the smallest context --fit shrinks to
+    bool ctx_auto = false;                    // -c 0: the model's trained context (resolved when the model is known)
+    bool ollama_ctx_by_vram = false;          // Ollama 0.15.5+: num_ctx 4,096 / 32,768 / 262,144 by total VRAM
+    bool op_offload = true;                   // llama.cpp copies RAM-resident weights to the GPU for batches of 32+
+    std::string runtime_version;              // llama.cpp / Ollama / MLX: the version as resolved
+    const char* runtime_label = "";           // that version's entry, for the output
+    int64_t kv_bits = 0;                      // MLX: quantized KV cache bits (0 = the model's dtype)
+    int64_t mlx_group_size = 64;              // MLX affine quantization group (scale + bias per group)
+    int64_t prefill_step_size = 2048;         // MLX: prompt tokens per prefill step
+    int64_t prompt_cache_size = 10;           // mlx_lm.server: KV caches kept in its LRU prompt cache
+    std::string model_file;                   // the model file or id the printed command names, as given
+    std::string model_id;                     // the model's Hub id, to name a file after when model_file is not given
+
     // --- How the answer speaks to the user (issue 23; read in core/job/view_fields.cpp) ---
     TextUnit units = TextUnit::GB;            // every size text: gb (10⁹ B, default), gib or mib
     // Which GPUs a recommendation is drawn from when the user's own GPU does not hold the job
@@ -318,6 +341,12 @@ std::vector<const char*> split_mode_names();
 std::vector<const char*> cache_impl_names();
 std::vector<const char*> engine_names();
 bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
+bool runs_locally(const Job& job);    // llama.cpp, Ollama or MLX: the machine's two pools decide
+// The machine and local-runtime fields (job/machine_fields.cpp): false for a key that is not one.
+bool read_machine_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* machine_field_names();
+// The machine fields against each other and the engine, once every field is read (job/machine_fields.cpp).
+void check_machine_fields(const nlohmann::json& given, Job& job);
 // llama.cpp sees at most 16 devices: src/llama.cpp llama_max_devices() returns 16, the size of
 // llama_model_params.tensor_split (and ggml-cuda's GGML_CUDA_MAX_DEVICES); Ollama runs the same.
 constexpr int64_t kLlamaCppMaxDevices = 16;

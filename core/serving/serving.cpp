@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "memory/kv.hpp"
 #include "memory/states.hpp"
 #include "serving/engines.hpp"
@@ -49,9 +50,10 @@ void check_ep(const Plan& p, const Layout& l) {
     (void)l;
 }
 
-void fit_on_device(ServingInfo& s, double total) {
+// `margin`: what the engine keeps free (llama.cpp's --fit leaves fit_target_mib on each GPU).
+void fit_on_device(ServingInfo& s, double total, double margin = 0) {
     if (s.device <= 0) return;
-    s.fits = total <= s.device;
+    s.fits = total + margin <= s.device;
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) +
                 (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) + " GPUs" : " on the GPU");
 }
@@ -60,6 +62,12 @@ void fit_on_device(ServingInfo& s, double total) {
 
 double device_bytes(const Job& job) {
     if (job.device_gib > 0) return job.device_gib * kGiB;
+    if (job.machine.cpu_only) return 0;
+    // A unified-memory machine: the GPU's share of the one memory, as the machine's settings make it.
+    if (const UnifiedMachine* u = unified_machine(job.gpu)) {
+        std::string source;
+        return unified_gpu_share(job.machine, *u, source);
+    }
     return job.gpu ? gpu_bytes(*job.gpu) : 0;
 }
 
@@ -75,10 +83,16 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
         b.why[kLogits] = "counted in the working set";
         b.why[kBuffers] = "none";
     }
+    if (job.engine == Engine::Mlx) {
+        mlx_terms(p, l, b, s, explain);
+        s.engine = true;
+        fit_on_device(s, b.total());
+        return true;
+    }
     if (llama_cpp_like(job)) {
         llama_cpp_terms(p, l, b, s, explain);
         s.engine = true;
-        fit_on_device(s, b.total());
+        fit_on_device(s, b.total(), job.fit ? job.fit_target_mib * kMiB : 0);
         return true;
     }
     b.bytes[kWeights] = weights_on_gpu(p, l, why(kWeights));

@@ -32,7 +32,9 @@ struct ServingInfo {
     int64_t max_num_seqs = 0;     // vLLM: sequences per step (the profile's sampler rows)
     int64_t gpu_layers = 0, layers = 0;  // llama.cpp -ngl split
     double cpu_bytes = 0;         // system RAM: llama.cpp token_embd, CPU layers, their KV; offloaded caches
+    double cpu_weights = 0;       // llama.cpp: of it, the weights (token_embd, CPU layers, experts in RAM)
     double compute_buffer = 0;    // llama.cpp ggml compute buffer on the GPU (the fullest GPU's)
+    double offload_copy = 0;      // llama.cpp: of it, a RAM-resident matrix copied in for large batches (op offload)
     std::vector<DeviceShare> devices;  // llama.cpp / Ollama over several GPUs; the breakdown is the fullest's
     std::string split;            // how the layers were split ("-sm layer: 17 + 15 layers")
     std::string engine_version;   // vLLM: the version and accounting in force
