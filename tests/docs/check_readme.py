@@ -57,7 +57,7 @@ GROUPS = [
     ("llama.cpp", "serving.json", r"LCPP-"),
     ("Published formulas", "published.json", r"."),
     ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*|llmfoundry)-"),
-    ("SGLang decode speed", "throughput.json", r"^sglang-"),
+    ("vLLM / SGLang decode speed", "throughput.json", r"^(sglang|vllm|inferencex)-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
 ]
 WITHIN = 15.0  # percent
