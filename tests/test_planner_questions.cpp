@@ -222,7 +222,7 @@ TEST_CASE("the batch-1 decode floor of DeepSeek-V3 on 8 GPUs, hand-derived") {
     // The kernels outweigh the weights' read five times over.
     CHECK(s["kernel_s"].get<double>() > 5 * read);
     // Per layer: about 139 µs, against the 541 µs SGLang 0.4.1 measured (its known miss) and the ~210 µs SGLang
-    // 0.5.7 takes at batch 8 with 4.4 × the expert reads (InferenceX, within 7 % of the planner).
+    // 0.5.7 takes at batch 8 with 4.4 × the expert reads (InferenceX, within 7.1 % of the planner).
     CHECK(s["token_s"].get<double>() / layers == doctest::Approx(139e-6).epsilon(0.03));
 }
 
