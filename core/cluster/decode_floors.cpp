@@ -42,7 +42,8 @@ constexpr double kFusedMoeFloor = 40.44e-6 / 2;
 //   B200, Qwen3-Omni-30B-A3B BF16, 6 kernels, 39.61 µs for 8 experts' 75.5 MB (vllm#31448)    → 4.63
 //   H200, Qwen3-235B-A22B FP8 TP 8, 8 kernels, 31.70 µs for 8 experts' 18.9 MB (sglang#11730) → 3.35
 // (kernel time − bytes / (0.8 × bandwidth)) / kernels; the mean is 3.34 µs. The same figure with the read
-// reproduces vllm#24700's Qwen3 series at batch 2 … 64 within 6 % (the experts a batch touches at 80 %).
+// reproduces vllm#24700's Qwen3 series at batch 2 … 64 within 7 % (the experts a batch touches at 80 %;
+// tests/test_planner_questions.cpp).
 constexpr double kGraphKernel = 3.34e-6;
 // A kernel launched by the host without a CUDA graph: Qwen2.5-Omni-7B's thinker decodes at 22 ms a token
 // eager against 13 ms with CUDA graphs on 2 × A800 (vllm-project/vllm-omni#7960): 9 ms over 28 layers of
@@ -71,8 +72,8 @@ const ServePreset& serve_preset(Engine e) {
 }
 
 DecodeKernels decode_kernels(const Model& model, const Job& job, const Dims& d) {
-    // The kernels vLLM and SGLang launch per decoder layer at decode (one token per sequence), read from their
-    // model files: vllm/model_executor/models/llama.py LlamaDecoderLayer (fused residual + RMSNorm, qkv_proj,
+    // The kernels vLLM and SGLang launch per decoder layer at decode (one token per sequence), counted from the
+    // modules of their model files: vllm/model_executor/models/llama.py LlamaDecoderLayer (fused residual + RMSNorm, qkv_proj,
     // rotary_emb, the KV-cache write, the attention kernel, o_proj; RMSNorm, gate_up_proj, SiluAndMul,
     // down_proj) = 10; deepseek_v2.py DeepseekV2MLAAttention with the absorbed MLA backend adds 7 (q_a and
     // kv_a layernorms, q_b_proj, the W_UK and W_UV batched GEMMs, the rope / nope split and concatenation, the
