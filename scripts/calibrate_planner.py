@@ -4,10 +4,13 @@
 usage: python3 scripts/calibrate_planner.py build/vramcalc [--write]
 
 The planner's physical model (sustained rates, slowest GPU, overlap interference, NCCL's collectives by size,
-kernels by shape, decode floors) has one fitted parameter: `gap_fraction`, the GPU-idle time between kernels
-per second of kernel time, one value per framework family (PyTorch eager, PyTorch compiled, Megatron / NeMo).
-It enters a training step linearly: step(k) = step(0) + k × compute, so one planner run per row gives every
-prediction as a function of k.
+kernels by shape, decode kernels at their measured graph-replay cost) has two fitted parameters:
+- `gap_fraction`, the GPU-idle time between kernels per second of kernel time, one value per training framework
+  family (PyTorch eager, PyTorch compiled, Megatron / NeMo). It enters a training step linearly: step(k) =
+  step(0) + k × compute, so one planner run per row gives every prediction as a function of k.
+- `step_host_s`, the host time per decode step on the critical path of vLLM's V0 engine (0.6 - 0.7), one value
+  (family "vllm_v0"). It enters every serving time linearly (the decode step, each prefill chunk), so two planner
+  runs per row (0 and 1 ms, through the request's `step_cpu_ms`) give every prediction as a function of it.
 
 The calibration split is every prediction row of tests/validation/throughput.json whose `split` is
 "calibration" (rows marked "holdout" are never fitted on: they are predicted with the full fit only). Rows
@@ -31,16 +34,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE = os.path.join(ROOT, "tests", "validation", "throughput.json")
 OUT = os.path.join(ROOT, "tests", "validation", "planner_fit.json")
 FAMILIES = ("torch_eager", "torch_compiled", "megatron")
+SERVE_FAMILIES = ("vllm_v0",)
 COVER = 0.8
 RATE_QUANTITIES = {"tokens_per_s_per_gpu", "mfu", "decode_tokens_per_s", "decode_tokens_per_s_replica"}
 
 
-def run_row(cli, row):
-    """The planner's answer for a row, with no kernel gaps (the fitted parameter at 0)."""
+def run_row(cli, row, step_cpu_ms=None):
+    """The planner's answer for a row, with no kernel gaps (the fitted parameter at 0); a serving row with its
+    host time per step set when step_cpu_ms is given."""
     cluster = dict(row["cluster"])
     training = row["job"].get("mode", "train") != "inference"
     if training:
         cluster["gap_fraction"] = 0
+    elif step_cpu_ms is not None:
+        cluster["step_cpu_ms"] = step_cpu_ms
     with tempfile.TemporaryDirectory() as d:
         job_path, cluster_path = os.path.join(d, "job.json"), os.path.join(d, "cluster.json")
         with open(job_path, "w") as f:
@@ -54,7 +61,30 @@ def run_row(cli, row):
     return json.loads(done.stdout)
 
 
-def quantity(answer, q):
+def serve_quantity(serve, q, row):
+    """A serving quantity from the decode step, the prefill and TPOT (each linear in the host time)."""
+    c = serve["concurrency"]
+    if q == "decode_tokens_per_s":
+        return 1 / serve["token_s"]
+    if q == "decode_tokens_per_s_replica":
+        return c / serve["token_s"]
+    if q == "tpot_s":
+        return serve["tpot_s"]
+    if q == "batch_latency_s":
+        # vLLM benchmark_latency: one generate() call, the batch's prompts prefilled together (they read the
+        # weights once, as one prompt does) and output_tokens - 1 decode steps after the first token.
+        return serve["prefill_s"] + (row["cluster"]["output_tokens"] - 1) * serve["token_s"]
+    return None
+
+
+SERVE_FIELDS = ("token_s", "prefill_s", "tpot_s", "concurrency")
+
+
+def quantity(answer, q, row=None):
+    if "serve" in answer and row is not None:
+        v = serve_quantity(answer["serve"], q, row)
+        if v is not None:
+            return v
     if q == "tokens_per_s_per_gpu":
         return answer["train"]["tokens_per_s_per_gpu"]
     if q == "mfu":
@@ -80,23 +110,39 @@ def family(row, answer):
 
 
 class Row:
-    def __init__(self, row, answer):
+    def __init__(self, row, answer, cli):
         self.id, self.source, self.q = row["id"], row["source_group"], row["quantity"]
+        self.row = row
         self.split = row.get("split", "calibration")
         self.measured = row["expected"]
         self.training = "train" in answer
-        self.pred0 = quantity(answer, self.q)
         self.rate = self.q in RATE_QUANTITIES
-        self.family = family(row, answer) if self.training else None
+        self.family = family(row, answer) if self.training else (answer["serve"].get("host_family") or None)
         if self.training:
+            self.pred0 = quantity(answer, self.q)
             self.step0 = answer["train"]["step_s"]
             self.compute = next(t["time_s"] for t in answer["train"]["terms"] if t["key"] == "compute")
+        elif self.family:
+            # The serving fields at 0 and at 1 ms of host time per step: each moves linearly with it.
+            zero = run_row(cli, row, 0)["serve"]
+            one = run_row(cli, row, 1)["serve"]
+            self.fields0 = {f: zero[f] for f in SERVE_FIELDS}
+            self.slope = {f: one[f] - zero[f] for f in SERVE_FIELDS}  # per ms
+            self.pred0 = self.predicted(0)
+        else:
+            self.pred0 = quantity(answer, self.q, row)
 
     def predicted(self, k):
-        if not self.training or k == 0:
+        """The prediction with the family's parameter k (gap share; host ms per step)."""
+        if self.training:
+            if k == 0:
+                return self.pred0
+            grow = (self.step0 + k * self.compute) / self.step0
+            return self.pred0 / grow if self.rate else self.pred0 * grow
+        if not self.family:
             return self.pred0
-        grow = (self.step0 + k * self.compute) / self.step0
-        return self.pred0 / grow if self.rate else self.pred0 * grow
+        fields = {f: self.fields0[f] + k * self.slope[f] for f in SERVE_FIELDS}
+        return serve_quantity(fields, self.q, self.row)
 
     def log_error(self, k):
         return math.log(self.predicted(k) / self.measured)
@@ -107,12 +153,12 @@ class Row:
         return ratio if self.rate else 1 / ratio
 
 
-def fit(rows):
-    """k ≥ 0 minimising the squared log errors of these rows (golden section on [0, 2])."""
+def fit(rows, hi=2.0):
+    """k ≥ 0 minimising the squared log errors of these rows (golden section on [0, hi])."""
     if not rows:
         return 0.0
     f = lambda k: sum(r.log_error(k) ** 2 for r in rows)
-    lo, hi = 0.0, 2.0
+    lo = 0.0
     g = (math.sqrt(5) - 1) / 2
     a, b = hi - g * (hi - lo), lo + g * (hi - lo)
     for _ in range(100):
@@ -145,21 +191,28 @@ def main():
     for row in table["rows"]:
         if row.get("kind") == "bound":
             continue
-        rows.append(Row(row, run_row(cli, row)))
+        rows.append(Row(row, run_row(cli, row), cli))
     calib = [r for r in rows if r.split == "calibration"]
+    # Serving: host ms per step, searched on [0, 20].
+    hi = lambda r: 2.0 if r.training else 20.0
     full = {fam: fit([r for r in calib if r.training and r.family == fam]) for fam in FAMILIES}
+    full.update({fam: fit([r for r in calib if not r.training and r.family == fam], 20.0) for fam in SERVE_FAMILIES})
     out_rows = []
     for r in rows:
-        if r.split == "calibration":
-            rest = [o for o in calib if o.source != r.source and o.training and o.family == r.family]
-            k = fit(rest) if r.training else 0.0
+        if r.family is None:
+            k = 0.0
+        elif r.split == "calibration":
+            rest = [o for o in calib if o.source != r.source and o.training == r.training and o.family == r.family]
+            k = fit(rest, hi(r))
         else:
-            k = full[r.family] if r.training else 0.0
+            k = full[r.family]
         cv = r.predicted(k)
         err = cv / r.measured - 1
-        out_rows.append({"id": r.id, "source_group": r.source, "split": r.split, "family": r.family, "quantity": r.q,
-                         "measured": r.measured, "gap_fraction": k, "predicted": round(cv, 6), "error": round(err, 6),
-                         "ratio": r.rate_ratio(k)})
+        out = {"id": r.id, "source_group": r.source, "split": r.split, "family": r.family, "quantity": r.q,
+               "measured": r.measured}
+        out["gap_fraction" if r.training else "step_host_ms"] = k
+        out.update({"predicted": round(cv, 6), "error": round(err, 6), "ratio": r.rate_ratio(k)})
+        out_rows.append(out)
     ranges = {}
     for workload in ("training", "serving"):
         ratios = [o["ratio"] for o, r in zip(out_rows, rows) if r.split == "calibration" and r.training == (workload == "training")]
@@ -172,10 +225,12 @@ def main():
         x = o.pop("ratio")
         o["in_range"] = (1 + rr["lo"] - 1e-9) <= x <= (1 + rr["hi"] + 1e-9)
     result = {
-        "about": "Written by scripts/calibrate_planner.py: the fitted kernel-gap share per framework family (all "
-                 "calibration rows), and for every row the share fitted without its source (leave one source out), the "
-                 "prediction and error with it, and whether the range holds the measurement.",
-        "gap_fraction": full,
+        "about": "Written by scripts/calibrate_planner.py: the fitted kernel-gap share per training framework family and "
+                 "the fitted host time per decode step of vLLM's V0 engine (all calibration rows), and for every row the "
+                 "value fitted without its source (leave one source out), the prediction and error with it, and whether "
+                 "the range holds the measurement.",
+        "gap_fraction": {fam: full[fam] for fam in FAMILIES},
+        "step_host_ms": {fam: full[fam] for fam in SERVE_FAMILIES},
         "ranges": ranges,
         "rows": out_rows,
     }
@@ -190,7 +245,8 @@ def main():
     if holdout:
         holdout.sort()
         print(f"holdout: {len(holdout)} rows never fitted on, median |error| {100 * holdout[len(holdout) // 2]:.1f} %")
-    print("gap_fraction (all calibration rows):", json.dumps(full))
+    print("gap_fraction (all calibration rows):", json.dumps({fam: full[fam] for fam in FAMILIES}))
+    print("step_host_ms (all calibration rows):", json.dumps({fam: full[fam] for fam in SERVE_FAMILIES}))
     text = json.dumps(result, indent=1, ensure_ascii=False) + "\n"
     if write:
         with open(OUT, "w", encoding="utf-8") as f:

@@ -66,7 +66,8 @@ trows = rows_of("throughput.json")
 tprinted = printed_errors(sys.argv[1], "published throughput", "-s")
 
 UNITS = {"tokens_per_s_per_gpu": ("tok/s/GPU", 1), "mfu": ("MFU", 1), "gpu_hours_per_trillion_tokens": ("K GPU-h per T tokens", 1e-3),
-         "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1)}
+         "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1),
+         "tpot_s": ("ms/token", 1e3), "batch_latency_s": ("s", 1)}
 
 def tfmt(q, x):
     unit, scale = UNITS[q]

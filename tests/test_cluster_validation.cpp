@@ -25,6 +25,12 @@ double quantity(const json& answer, const std::string& q) {
         const double gpus = answer["hardware"]["gpus"];
         return 1e12 / per_s * gpus / 3600;
     }
+    if (q == "tpot_s") return answer["serve"]["tpot_s"];
+    if (q == "batch_latency_s") {
+        // vLLM benchmark_latency: the batch's prefill, then output_tokens − 1 decode steps after the first token.
+        const json& s = answer["serve"];
+        return s["prefill_s"].get<double>() + (s["output_tokens"].get<double>() - 1) * s["token_s"].get<double>();
+    }
     if (q == "decode_tokens_per_s") return answer["serve"]["tokens_per_s_per_seq"];
     if (q == "decode_tokens_per_s_replica") return answer["serve"]["tokens_per_s_replica"];
     if (q == "decode_bound_tokens_per_s") return answer["serve"]["bound_tokens_per_s"];
@@ -51,7 +57,8 @@ TEST_CASE("published throughput") {
         if (!bound) {
             REQUIRE_MESSAGE(cv.count(id) == 1, "planner_fit.json has no row " << id << ": run scripts/calibrate_planner.py --write");
             CHECK(cv[id]["source_group"] == row["source_group"]);
-            if (cv[id]["family"].is_string()) cluster["gap_fraction"] = cv[id]["gap_fraction"];
+            if (cv[id]["family"] == "vllm_v0") cluster["step_cpu_ms"] = cv[id]["step_host_ms"];
+            else if (cv[id]["family"].is_string()) cluster["gap_fraction"] = cv[id]["gap_fraction"];
         }
         const json answer = json::parse(vramcalc::cluster_request(config.dump(), row["job"].dump(), cluster.dump()));
         REQUIRE_MESSAGE(answer["ok"] == true, answer.dump());
@@ -87,6 +94,15 @@ TEST_CASE("the planner's fitted parameters and ranges are the calibration script
     CHECK(fitted_gap_fraction(Framework::Torchtitan, false) == fit["gap_fraction"]["torch_eager"].get<double>());
     CHECK(fitted_gap_fraction(Framework::Torchtitan, true) == fit["gap_fraction"]["torch_compiled"].get<double>());
     CHECK(fitted_gap_fraction(Framework::Megatron, true) == fit["gap_fraction"]["megatron"].get<double>());
+    Job v0;
+    v0.engine = Engine::Vllm, v0.vllm_engine = VllmEngine::V0, v0.vllm_version = "0.6.3";
+    CHECK(fitted_step_host_s(v0) == doctest::Approx(fit["step_host_ms"]["vllm_v0"].get<double>() * 1e-3).epsilon(1e-12));
+    Job v1 = v0;
+    v1.vllm_engine = VllmEngine::V1;
+    CHECK(fitted_step_host_s(v1) == 0);  // only V0 keeps its host work on the critical path
+    Job old = v0;
+    old.vllm_version = "0.5.5";
+    CHECK(fitted_step_host_s(old) == 0);  // before 0.6: the measured host share instead
     const RateRange train = training_range(), serve = serving_range();
     CHECK(train.lo == fit["ranges"]["training"]["lo"].get<double>());
     CHECK(train.hi == fit["ranges"]["training"]["hi"].get<double>());

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "cluster/answer_parts.hpp"
+#include "cluster/calibration.hpp"
+#include "cluster/decode_floors.hpp"
 #include "cluster/cluster.hpp"
 #include "cluster/text.hpp"
 #include "text/errors.hpp"
@@ -173,7 +175,14 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.field("token_text", duration_range_text(tok.v, tok.lo, tok.hi) + " per decode step");
         w.field("kernel_s", s.decode_kernel_s).field("moe_floor_s", s.decode_moe_floor_s).field("launch_s", s.decode_launch_s);
         w.field("host_s", s.decode_host_s).field("cuda_graphs", s.cuda_graphs);
-        w.field("kernel_text", duration_text(s.decode_kernel_s) + " of small-kernel floors (2 µs each)" +
+        // The family whose host time per step is the fitted parameter (empty: measured or none).
+        w.field("host_family", r.step_cpu_ms >= 0 ? "" : step_host_family_name(step_host_family(job)));
+        w.field("kernels", s.decode_kernels).field("kernel_each_s", s.decode_kernel_each_s);
+        w.field("kernel_text", duration_text(s.decode_kernel_s) +
+                                   (serve_preset(job.engine).kernel_inventory
+                                        ? " for " + number_text(std::round(s.decode_kernels)) + " kernels at " +
+                                              printf_text("%.2f", s.decode_kernel_each_s * 1e6) + " µs each beyond their reads"
+                                        : std::string(" of small-kernel floors (2 µs each)")) +
                                    (s.decode_moe_floor_s > 0 ? ", " + duration_text(s.decode_moe_floor_s) + " of fused-MoE kernel minimum" : "") +
                                    (s.cuda_graphs ? ", CUDA graphs" : ", no CUDA graphs: " + duration_text(s.decode_launch_s) + " of host launches") +
                                    (s.decode_host_s > 0 ? ", " + duration_text(s.decode_host_s) + " of host scheduling" : "") + " per step");
@@ -191,6 +200,11 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         w.field("ttft_s", s.ttft_s);
         write_range(w, "ttft_range_s", ttft);
         w.field("ttft_text", duration_range_text(ttft.v, ttft.lo, ttft.hi) + " to first token");
+        const Ranged tpot = time_range(s.tpot_s, rr);
+        w.field("tpot_s", s.tpot_s);
+        write_range(w, "tpot_range_s", tpot);
+        w.field("tpot_text", duration_range_text(tpot.v, tpot.lo, tpot.hi) + " per output token with " + n_text(r.concurrency) +
+                                 (r.concurrency == 1 ? " sequence" : " sequences, the others' prompts prefilled between steps"));
         w.field("range_text", range_note(rr, "serving"));
         w.field("decode_bound", s.decode_compute_bound ? "compute" : "memory");
         w.field("comm_s", s.decode_comm_s).field("comm_text", duration_text(s.decode_comm_s) + " of TP/PP communication per token" +
@@ -205,9 +219,11 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
         if (!s.fits)
             notes.push_back("This layout does not fit: " + gb_text(s.memory_bytes) + " per GPU against " + capacity_text(gpu_bytes(r.gpu)) +
                             (r.auto_layout ? "; no split of " + n_text(r.gpus) + " GPUs holds the model with this load." : "; its rates are what it would reach if it did."));
-        notes.push_back("Serving figures: the weights and KV a step reads at the bandwidth decode kernels reach, the small kernels' "
-                        "floors, the fused-MoE kernels' minimum, the engine's all-reduces, and host launches where no CUDA graph "
-                        "replays them. " + range_note(rr, "serving"));
+        notes.push_back(std::string("Serving figures: the weights and KV a step reads at the bandwidth decode kernels reach, ") +
+                        (serve_preset(job.engine).kernel_inventory
+                             ? "every kernel the engine launches at its measured fixed cost in a CUDA graph, "
+                             : "the small kernels' floors, the fused-MoE kernels' minimum, ") +
+                        "the engine's all-reduces, and host launches where no CUDA graph replays them. " + range_note(rr, "serving"));
     }
     w.key("notes").begin_array();
     for (const auto& n : notes) w.value(n);

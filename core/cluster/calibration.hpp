@@ -16,6 +16,16 @@ GapFamily gap_family(Framework f, bool fused);
 const char* gap_family_name(GapFamily g);
 double fitted_gap_fraction(Framework f, bool fused);
 
+// The host time a serving engine spends per decode step on the GPU's critical path, where its design does not
+// hide it: vLLM's V0 engine from 0.6.0 prepares each step's inputs on the CPU (worker/model_runner.py
+// prepare_model_input, broadcast to the TP workers) before it replays the step's graph; only output processing
+// overlaps. Fitted on the calibration serving rows of that family (one value); 0 for every other engine (vLLM
+// before 0.6 takes its measured host share instead, decode_floors.cpp).
+enum class StepHostFamily { None, VllmV0 };
+StepHostFamily step_host_family(const Job& job);
+const char* step_host_family_name(StepHostFamily f);  // "vllm_v0"
+double fitted_step_host_s(const Job& job);
+
 // The range of a predicted rate: measured ÷ predicted lies in [1 + lo, 1 + hi] for at least 80 % of the
 // calibration rows under leave-one-source-out cross-validation (the shortest such interval).
 struct RateRange {

@@ -139,7 +139,9 @@ struct ServeResult {
     double kv_prompt_bytes = 0, kv_end_bytes = 0;       // KV the running sequences hold at the prompt / at the end
     const char* allreduce = "none";                     // the engine's TP all-reduce algorithm at decode
     double decode_memory_s = 0, decode_compute_s = 0, decode_comm_s = 0, token_s = 0;
-    double decode_kernel_s = 0;  // the small kernels' floors (norms, RoPE, attention core, routing) per step
+    double decode_kernel_s = 0;  // the kernels' fixed costs per step (vLLM / SGLang: every kernel; others: the small ones' floors)
+    double decode_kernels = 0;   // kernels charged per step
+    double decode_kernel_each_s = 0;  // what each costs: the graph-replay fixed cost, or the small-kernel floor
     double decode_moe_floor_s = 0;  // the fused-MoE kernels' minimum beyond the experts they read
     double decode_launch_s = 0;  // without CUDA graphs: the host's launches per step
     double decode_host_s = 0;    // the engine's host time per step, not overlapped
@@ -149,6 +151,10 @@ struct ServeResult {
     double bound_tokens_per_s = 0;  // per sequence at 100 % of memory bandwidth, no communication
     double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
     double prefill_s = 0, ttft_s = 0;
+    // Time per output token under continuous batching at this concurrency (what benchmark_serving reports as
+    // TPOT): the decode step plus the prefills of the other sequences' next prompts, which the engine runs
+    // between decode steps: (concurrency − 1) prompts every output_tokens steps.
+    double tpot_s = 0;
     bool decode_compute_bound = false;
     // llama.cpp, Ollama and MLX: timed by the local speed model (core/local/speed.cpp), whose own
     // cross-validated range (decode / prefill, as fractions of the figure) replaces the engines' one.

@@ -64,7 +64,7 @@ std::string format_cluster_report(const std::string& answer_json) {
         out += "  " + s["read_text"].get<std::string>() + "; " + s["token_text"].get<std::string>() + "\n";
         out += "  " + s["kv_text"].get<std::string>() + "; " + s["kernel_text"].get<std::string>() + "\n";
         out += "  Decode: " + s["tokens_per_s_per_seq_text"].get<std::string>() + ", " + s["tokens_per_s_replica_text"].get<std::string>() +
-               ", " + s["tokens_per_s_cluster_text"].get<std::string>() + "\n";
+               ", " + s["tokens_per_s_cluster_text"].get<std::string>() + "; " + s["tpot_text"].get<std::string>() + "\n";
         out += "  Prefill: " + s["prefill_text"].get<std::string>() + "; " + s["ttft_text"].get<std::string>() + "\n";
         if (!s["layout_why"].get<std::string>().empty()) out += "  " + s["layout_why"].get<std::string>() + "\n";
         out += "  " + s["bound_text"].get<std::string>() + "\n";

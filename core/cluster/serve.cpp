@@ -140,6 +140,8 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
     const DecodeFloors f = decode_floors(model, job, d, r, s, bw);
     s.cuda_graphs = f.cuda_graphs;
     s.decode_kernel_s = f.kernels_s;
+    s.decode_kernels = f.kernels;
+    s.decode_kernel_each_s = f.kernel_each_s;
     s.decode_moe_floor_s = f.moe_s;
     const double gpu_s = pp * std::max(s.decode_memory_s, s.decode_compute_s) + f.kernels_s + f.moe_s + s.decode_comm_s;
     // The host runs ahead of the GPU unless its own work per step is longer (eager launches), and an engine
@@ -190,6 +192,7 @@ ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r) {
             s.ttft_s = s.prefill_s + s.token_s;
         }
     }
+    s.tpot_s = s.token_s + (c - 1) * s.prefill_s / static_cast<double>(std::max<int64_t>(1, r.output_tokens));
     return s;
 }
 

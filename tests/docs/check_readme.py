@@ -58,7 +58,7 @@ GROUPS = [
     ("llama.cpp", "serving.json", r"LCPP-"),
     ("Published formulas", "published.json", r"."),
     ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*|llmfoundry)-"),
-    ("SGLang decode speed", "throughput.json", r"^sglang-"),
+    ("vLLM / SGLang decode speed", "throughput.json", r"^(sglang|vllm|inferencex)-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
     ("MoE offload memory", "local.json", r"^LOC-A\d\d-.*-(GPU|CPU)-(WEIGHTS|KV|COMPUTE|TOTAL)$"),
     ("Ollama, MLX and unified memory", "local.json", r"^LOC-(B|C)\d\d-.*(WEIGHTS|KV|REQUIRED|PEAK|STOCK|SYSCTL)$"),
