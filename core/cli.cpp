@@ -235,7 +235,12 @@ int run(int argc, char** argv) {
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
     job_fields.update(job_from_text(job_flags, TextSource::Flag));  // flags override the --job file's fields
     // --gpu alone asks the planner, unless the job names a serving engine or a question.
-    if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
+    // A post-training job (mode grpo, dpo, ...) or several jobs on one machine answer their own question.
+    PostMode post_mode = PostMode::None;
+    if (job_fields.contains("mode") && job_fields["mode"].is_string()) post_mode_named(job_fields["mode"].get<std::string>(), post_mode);
+    if (gpu_given && question.empty() && !job_fields.contains("engine") && post_mode == PostMode::None &&
+        !job_fields.contains("machine_jobs"))
+        plan = true;
     json cluster_given = cluster_from_text(cluster_flags, TextSource::Flag);
     if (!plan) cluster_given.erase("gpu");
 

@@ -1,6 +1,7 @@
 #include "answers/estimate.hpp"
 
 #include "answers/fit.hpp"
+#include "answers/inverse.hpp"
 #include "answers/notes.hpp"
 #include "answers/verdict.hpp"
 #include "answers/views.hpp"
@@ -28,8 +29,12 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
     e.share = step.share;
     e.activations_saved_bytes = step.saved;
     e.serving = step.serving;
-    if (trains(job) && m.config.family != Family::Explicit)
-        e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    e.post = step.post;
+    if (trains(job) && m.config.family != Family::Explicit) {
+        // A post-training job's block is its policy's, at the sequence the trainer runs (core/posttrain/).
+        const Job policy = post_training(job.post) ? policy_job(job) : job;
+        e.layer = kept_block(make_plan(m, policy), e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    }
     e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +
                            optimizer_term(plan, e.layout, step.share, nullptr);
     e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
@@ -47,6 +52,7 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
         e.training_views = training_views(plan, e);
         if (!trains(job)) e.serving_view = serving_view(job, e.serving);
         e.verdict = verdict_for(plan, e);
+        e.post_limits = post_limits(m, job);  // core/answers/inverse.cpp
     }
     return e;
 }

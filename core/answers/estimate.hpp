@@ -14,6 +14,7 @@
 #include "job/plan.hpp"
 #include "memory/activations.hpp"
 #include "memory/terms.hpp"
+#include "posttrain/posttrain.hpp"
 #include "serving/serving_info.hpp"
 
 namespace vramcalc {
@@ -93,6 +94,16 @@ struct Verdict {
     Recommendation recommendation;
 };
 
+// A post-training job's largest completion length and most completions per prompt on the user's
+// GPU (core/answers/inverse.cpp, questions max_completion_length and max_num_generations).
+struct PostLimit {
+    const char* question = "";
+    bool found = false;
+    int64_t value = 0;
+    double total_at = 0;
+    std::string text, answer_label;
+};
+
 struct Estimate {
     ParamCounts params;
     double trainable_params = 0;
@@ -116,6 +127,8 @@ struct Estimate {
     Verdict verdict;                     // the user's GPUs (explain only)
     std::vector<TrainingView> training_views;  // classic count and the peak (training, explain only)
     ServingView serving_view;            // the requests' KV against the pool (inference, explain only)
+    PostTrainInfo post;                  // a post-training job's persistent part, phases and rollout (core/posttrain/)
+    std::vector<PostLimit> post_limits;  // its inverse answers on the user's GPU (explain only)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

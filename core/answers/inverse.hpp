@@ -13,7 +13,7 @@
 
 namespace vramcalc {
 
-enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers };
+enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers, MaxCompletionLength, MaxGenerations };
 
 struct Answer {
     Question question;
@@ -39,6 +39,10 @@ Answer solve(const Model& model, const Job& job, Question q);
 
 // Formats largest first: GGUF file types for llama.cpp / Ollama, serving formats otherwise.
 std::vector<FormatId> format_ladder(const Job& job);
+
+// A post-training job that generates, on the user's GPU: the longest completion and the most
+// completions per prompt that fit (empty for other jobs or without a GPU).
+std::vector<PostLimit> post_limits(const Model& model, const Job& job);
 
 // Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang).
 bool fits_device(const Model& model, const Job& job, double* total = nullptr);
