@@ -131,7 +131,14 @@ void finish_posttrain(const json& j, Job& job) {
     if (p.mode != PostMode::Ppo && p.num_generations < 2)
         throw InputError("job.num_generations", std::string("must be at least 2: ") + post_mode_name(p.mode) +
                                                     " compares the completions of one prompt (TRL GRPOConfig), got " + count(p.num_generations));
-    if (generated % p.num_generations != 0)
+    // verl and OpenRLHF multiply their prompt batch by n (rollout.n, n_samples_per_prompt): no such rule.
+    // Unsloth sets the micro-batch to num_generations when they do not divide (unsloth/models/rl.py).
+    const bool trl_rule = job.framework != Framework::Verl && job.framework != Framework::OpenRlhf;
+    if (trl_rule && job.framework == Framework::Unsloth && generated % p.num_generations != 0 && p.generation_batch_size == 0) {
+        job.assumptions.push_back("Unsloth: batch = num_generations = " + count(p.num_generations) +
+                                  " (unsloth/models/rl.py: 'We will change the batch size ... to the num_generations')");
+        job.batch = p.num_generations;
+    } else if (trl_rule && generated % p.num_generations != 0)
         throw InputError("job.num_generations",
                          "must divide the global batch of " + count(generated) + " completions (batch " + count(job.batch) + " × " +
                              count(dp) + " GPUs × grad_accum " + count(job.grad_accum) +

@@ -17,6 +17,7 @@ std::vector<PresetField> join(std::vector<PresetField> a, const std::vector<Pres
 // "gradient_checkpointing: Defaults to True instead of False") and per-token log-probs of the
 // model's 16-bit logits (trainer/utils.py selective_log_softmax, one row's log_softmax at a time).
 const std::vector<PresetField> kTrlCommon = {
+    {"batch", "8", "transformers TrainingArguments per_device_train_batch_size = 8 (TRL's configs keep it; GRPO counts completions)"},
     {"checkpointing", "\"full\"", "trl grpo_config.py / dpo_config.py: gradient_checkpointing defaults to True"},
     {"loss", "\"logprobs\"", "trl trainer/utils.py selective_log_softmax over the model's bf16 logits, row by row"},
     {"ref_dtype", "\"auto\"", "trl trainer/utils.py create_model_from_path: the reference loads with the policy's model_init_kwargs"},
