@@ -299,6 +299,11 @@ int run(int argc, char** argv) {
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
     }
 
+    // Job fields that name other models (speculative_model, machine_jobs) find them in the catalog.
+    if (job_fields.contains("speculative_model") || job_fields.contains("machine_jobs")) {
+        const json answer = json::parse(use_catalog(read_file(models_path, "models.json")));
+        if (!answer.value("ok", false)) throw InputError("models.json", answer["error"].value("message", "not a catalog"));
+    }
     Model model = prepare_model(parse_config(config));
     if (!checkpoint_path.empty()) attach_checkpoint(model, read_checkpoint(read_checkpoint_header(checkpoint_path)));
     const Job job = parse_job(job_fields);

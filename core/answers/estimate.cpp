@@ -53,6 +53,7 @@ Estimate estimate(const Model& m, const Job& job, bool explain) {
         if (!trains(job)) e.serving_view = serving_view(job, e.serving);
         e.verdict = verdict_for(plan, e);
         e.post_limits = post_limits(m, job);  // core/answers/inverse.cpp
+        e.machine = machine_answer(job, e);   // core/answers/machine.cpp
     }
     return e;
 }

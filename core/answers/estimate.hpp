@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "answers/machine.hpp"
 #include "job/layout.hpp"
 #include "job/plan.hpp"
 #include "memory/activations.hpp"
@@ -129,6 +130,7 @@ struct Estimate {
     ServingView serving_view;            // the requests' KV against the pool (inference, explain only)
     PostTrainInfo post;                  // a post-training job's persistent part, phases and rollout (core/posttrain/)
     std::vector<PostLimit> post_limits;  // its inverse answers on the user's GPU (explain only)
+    MachineAnswer machine;               // the jobs sharing its GPU (job.machine_jobs; explain only)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

@@ -10,12 +10,16 @@ namespace {
 
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
 std::string printf_string(const char* format, ...) {
-    char buf[512];
-    va_list args;
+    // Sized to the text: an explanation can run past any fixed buffer (and was cut with its newline).
+    va_list args, again;
     va_start(args, format);
-    std::vsnprintf(buf, sizeof buf, format, args);
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, format, args);
     va_end(args);
-    return buf;
+    std::string out(n > 0 ? static_cast<size_t>(n) : 0, '\0');
+    if (n > 0) std::vsnprintf(&out[0], out.size() + 1, format, again);
+    va_end(again);
+    return out;
 }
 
 const char* mode_title(Mode m) {
@@ -36,6 +40,12 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     const std::string U = unit_symbol(job.units);
     // The answer first: the verdict for the user's GPUs, or the headline when none is given.
     std::string out = e.verdict.text.empty() ? "" : e.verdict.text + "\n";
+    // Several jobs on the GPU: their one verdict leads, then each job's share (core/answers/machine.cpp).
+    if (e.machine.active) {
+        out = e.machine.verdict + "\n";
+        for (const MachineEntry& m : e.machine.jobs)
+            out += printf_string("  %-24s %-8s %s\n", m.label.c_str(), m.engine.c_str(), m.text.c_str());
+    }
     out += "vramcalc: " + model_name + "\n";
     out += "Parameters: " + params_text(e.params.total) + " total, " + params_text(e.params.active) + " active per token";
     out += e.trainable_params > 0 ? ", " + params_text(e.trainable_params) + " trainable\n" : "\n";

@@ -10,6 +10,7 @@
 #include "hardware/gpus.hpp"
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
+#include "api/machine_json.hpp"
 #include "api/posttrain_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
@@ -209,6 +210,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
     if (e.post.active) write_posttrain(w.key("posttrain"), job, e);  // core/api/posttrain_json.cpp
+    if (e.machine.active) write_machine(w.key("machine"), e.machine);  // core/api/machine_json.cpp
     // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
     w.field("units", unit_name(job.units));
     write_verdict(w.key("verdict"), e.verdict);

@@ -29,7 +29,7 @@ void write_posttrain_job_fields(JsonWriter& w, const Job& job) {
     w.field("beta", p.beta).field("precompute_ref_log_probs", p.precompute_ref_log_probs);
     w.field("ref_param_offload", p.ref_param_offload).field("reward_model", p.reward_model);
     w.field("deepspeed_enable_sleep", p.deepspeed_enable_sleep).field("ref_dtype", p.ref_dtype ? p.ref_dtype->name : "auto");
-    w.field("loss_tokens", job.loss_tokens);
+    w.field("loss_tokens", job.loss_tokens).field("transformers_version", std::to_string(job.transformers_major));
     // Serving extras (job/serving_extras.hpp): speculative decoding and multi-LoRA slots.
     const Speculative& s = job.spec;
     w.field("speculative_method", spec_method_name(s.method)).field("speculative_model", s.model);

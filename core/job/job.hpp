@@ -167,6 +167,7 @@ struct Job {
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
     int64_t loss_tokens = 0;             // tokens per sequence whose logits are computed (0 = every token; TRL logits_to_keep)
+    int64_t transformers_major = 5;      // transformers release (transformers_version): v5 fuses MoE experts, which bitsandbytes skips
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
     bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)

@@ -75,6 +75,17 @@ bool read_posttrain_field(Job& job, const std::string& key, const json& v, const
     else if (key == "ref_param_offload") p.ref_param_offload = bool_field(v, field);
     else if (key == "reward_model") p.reward_model = bool_field(v, field);
     else if (key == "deepspeed_enable_sleep") p.deepspeed_enable_sleep = bool_field(v, field);
+    else if (key == "transformers_version") {
+        // "4.57.1", "5", "v5.0": the major release decides how MoE experts are stored (memory/states.cpp).
+        const std::string text = text_field(v, field);
+        size_t i = text.rfind('v', 0) == 0 || text.rfind('V', 0) == 0 ? 1 : 0;
+        int64_t major = 0;
+        const size_t start = i;
+        while (i < text.size() && i - start < 3 && text[i] >= '0' && text[i] <= '9') major = major * 10 + (text[i++] - '0');
+        if (i == start || (i < text.size() && text[i] != '.') || major < 4)
+            throw InputError(field, "must be a transformers release such as \"4.57.1\" or \"5.0\" (4 or later), got '" + short_text(text) + "'");
+        job.transformers_major = major;
+    }
     else if (key == "ref_dtype") {
         const std::string name = text_field(v, field);
         if (name == "auto") p.ref_dtype = nullptr;
@@ -92,7 +103,7 @@ const char* posttrain_field_names() {
     return "policy, num_generations, max_prompt_length, max_completion_length, generation_batch_size, use_vllm, vllm_mode, "
            "vllm_gpu_memory_utilization, sleep_mode, vllm_enable_sleep_mode, vllm_tensor_parallel_size, vllm_gpus, "
            "vllm_max_model_length, vllm_max_num_batched_tokens, vllm_enforce_eager, vllm_shares_weights, beta, "
-           "precompute_ref_log_probs, ref_param_offload, reward_model, deepspeed_enable_sleep, ref_dtype";
+           "precompute_ref_log_probs, ref_param_offload, reward_model, deepspeed_enable_sleep, ref_dtype, transformers_version";
 }
 
 void finish_posttrain(const json& j, Job& job) {

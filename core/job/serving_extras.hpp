@@ -40,6 +40,7 @@ struct LoraServing {
     int64_t max_loras = 1;                   // vLLM --max-loras (1); SGLang --max-loras-per-batch (8)
     int64_t max_lora_rank = 16;              // vLLM --max-lora-rank (16)
     int64_t max_cpu_loras = 0;               // vLLM --max-cpu-loras: adapters cached in host RAM (0 = max_loras)
+    bool max_loras_given = false;            // else the engine's default (SGLang: 8)
 };
 
 // One more job on the same machine: an ordinary job (its own model, engine and share).

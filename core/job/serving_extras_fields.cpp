@@ -5,6 +5,7 @@
 #include "job/choices.hpp"
 #include "job/job.hpp"
 #include "model/model.hpp"
+#include "text/units.hpp"
 
 namespace vramcalc {
 namespace {
@@ -23,6 +24,43 @@ ModelResolver& installed() {
 }
 
 constexpr size_t kMaxMachineJobs = 16;
+
+// The share of the whole GPU an engine takes at start: vLLM's gpu_memory_utilization (a per-instance
+// share of the whole device since v0.9.1, #19312; docs "--gpu-memory-utilization ... per-instance limit"),
+// SGLang's mem_fraction_static (0: 0.88 on one GPU, server_args.py); 0 for engines that take what they need.
+double gpu_share(const Job& job, const char*& name) {
+    if (job.engine == Engine::Vllm) return name = "gpu_memory_utilization", job.gpu_memory_utilization;
+    if (job.engine == Engine::Sglang) return name = "mem_fraction_static", job.mem_fraction_static > 0 ? job.mem_fraction_static : 0.88;
+    return name = "", 0.0;
+}
+
+// The jobs of a machine run on its GPU: each inherits the job's GPU (a job naming another is refused),
+// and the engines' shares of the whole GPU may not add up past it.
+void finish_machine_jobs(Job& job) {
+    const char* name = "";
+    double sum = gpu_share(job, name);
+    std::string parts = sum > 0 ? "the job's " + plain_number(sum) : "";
+    for (size_t i = 0; i < job.machine_jobs.size(); ++i) {
+        MachineJob& m = job.machine_jobs[i];
+        const std::string at = "job.machine_jobs[" + std::to_string(i) + "]";
+        if ((m.job->gpu && job.gpu && m.job->gpu != job.gpu) || (m.job->device_gib > 0 && m.job->device_gib != job.device_gib))
+            throw InputError(at + ".gpu", "a job of the machine runs on the job's own GPU; leave gpu and device_gib to the job");
+        Job own = *m.job;
+        own.gpu = job.gpu, own.device_gib = job.device_gib, own.gpu_is_a100 = job.gpu_is_a100, own.gpu_is_hopper = job.gpu_is_hopper;
+        own.units = job.units;
+        if (own.gpus != 1 || job.gpus != 1)
+            throw InputError(at + ".gpus", "jobs share one GPU here: give each gpus 1");
+        m.job = std::make_shared<const Job>(std::move(own));
+        const double share = gpu_share(*m.job, name);
+        if (share <= 0) continue;
+        sum += share;
+        parts += (parts.empty() ? "" : " + ") + std::string("machine_jobs[") + std::to_string(i) + "]'s " + plain_number(share);
+        if (sum > 1 + 1e-9)
+            throw InputError(at + "." + name, "the engines' shares of this GPU add up to " + plain_number(sum) + " (" + parts +
+                                                  "): each is a share of the WHOLE GPU, not of what the others leave (vLLM "
+                                                  "#13633, #27479); lower them so they add up to 1 or less");
+    }
+}
 
 }  // namespace
 
@@ -57,7 +95,7 @@ bool read_serving_extra_field(Job& job, const std::string& key, const json& v, c
     else if (key == "n_gpu_layers_draft") s.n_gpu_layers_draft = whole_field(v, field, -1, 100'000);
     else if (key == "ctx_size_draft") s.ctx_size_draft = whole_field(v, field, 0, 100'000'000);
     else if (key == "enable_lora") l.enable_lora = bool_field(v, field);
-    else if (key == "max_loras" || key == "max_loras_per_batch") l.max_loras = whole_field(v, field, 1, 4096);
+    else if (key == "max_loras" || key == "max_loras_per_batch") l.max_loras = whole_field(v, field, 1, 4096), l.max_loras_given = true;
     else if (key == "max_lora_rank") l.max_lora_rank = whole_field(v, field, 1, 65'536);
     else if (key == "max_cpu_loras") l.max_cpu_loras = whole_field(v, field, 0, 1'000'000);
     else if (key == "machine_jobs") {
@@ -110,6 +148,8 @@ void finish_serving_extras(Job& job) {
         throw InputError("job.speculative_method", "choose the engine that runs it: vllm, sglang or llamacpp");
     // The draft's vocabulary is compared with the target's in core/serving/speculative.cpp, which knows the target.
     LoraServing& l = job.lora_serving;
+    // SGLang server_args.py max_loras_per_batch = 8; vLLM LoRAConfig max_loras = 1.
+    if (l.enable_lora && !l.max_loras_given && job.engine == Engine::Sglang) l.max_loras = 8;
     if (l.max_cpu_loras > 0 && l.max_cpu_loras < l.max_loras)
         throw InputError("job.max_cpu_loras", "must be at least max_loras (" + std::to_string(l.max_loras) +
                                                   "; vLLM LoRAConfig), got " + std::to_string(l.max_cpu_loras));
@@ -117,6 +157,7 @@ void finish_serving_extras(Job& job) {
         throw InputError("job.enable_lora", "multi-LoRA serving is a serving setting; mode must be inference (training uses lora_rank)");
     if (!job.machine_jobs.empty() && post_training(job.post))
         throw InputError("job.machine_jobs", "a post-training job's GPUs are its trainer's and its rollout's; list machine jobs beside a serving or training job");
+    finish_machine_jobs(job);
 }
 
 }  // namespace vramcalc
