@@ -13,6 +13,7 @@ namespace vramcalc {
 
 struct SpecCost {
     double weights = 0;        // the draft's, head's or MTP layers' weights on this GPU
+    double params = 0;         // their parameters (the whole proposer, before TP)
     double kv_per_token = 0;   // their KV per token on this GPU (pooled with the target's by vLLM and SGLang)
     int64_t layers = 0;        // the draft's attention layers
     std::string why;

@@ -79,7 +79,7 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     // Issue 36: the speculative proposer and the LoRA slots (core/serving/extras.hpp).
     const SpecCost spec = speculative_cost(p, l, explain);
     const LoraSlots lora = lora_slots(p, l, explain);
-    s.spec_weights = spec.weights, s.spec_kv_per_token = spec.kv_per_token, s.spec_why = spec.why;
+    s.spec_weights = spec.weights, s.spec_params = spec.params, s.spec_kv_per_token = spec.kv_per_token, s.spec_why = spec.why;
     s.lora_slots = lora.gpu, s.lora_cpu = lora.cpu, s.lora_why = lora.why;
     if (llama_cpp_like(job)) {
         llama_cpp_terms(p, l, b, s, explain);

@@ -106,6 +106,7 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
             dj.head_auto = true;
             const Plan dp = make_plan(*s.draft, dj);
             x.weights = base_weights_bytes(dp, nullptr) / tp;  // vLLM draft_tensor_parallel_size: the target's by default
+            x.params = s.draft->params.total;
             const KvCost dk = kv_cost(dp, l, 1.0);
             x.kv_per_token = dk.every_token();
             x.layers = d.attention_layers();
@@ -125,6 +126,7 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
             const double params = layers * eagle_layer_params(d, three ? 2 * h : h) + (three ? 3 : 2) * h * h +
                                   (three ? static_cast<double>(vocab) * h : 0) + h;
             x.weights = params * B / tp;
+            x.params = params;
             x.kv_per_token = per_layer * layers;
             x.layers = static_cast<int64_t>(layers);
             if (explain)
@@ -146,6 +148,7 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
             // In the target's own format: the average bytes per parameter of its weights.
             const double bytes_per_param = base_weights_bytes(p, nullptr) / std::max(1.0, p.m.params.total);
             x.weights = static_cast<double>(n) * layer * bytes_per_param / tp;
+            x.params = static_cast<double>(n) * layer;
             x.kv_per_token = per_layer * static_cast<double>(n);
             x.layers = n;
             if (explain)

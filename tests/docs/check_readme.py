@@ -59,6 +59,10 @@ GROUPS = [
     ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*)-"),
     ("SGLang decode speed", "throughput.json", r"^sglang-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
+    # Issue 36: post-training, speculative decoding and shared GPUs (test_posttrain_validation.cpp).
+    ("Post-training (RL / DPO)", "posttrain.json", r"^RL-"),
+    ("Speculative decoding", "posttrain.json", r"^SPEC-"),
+    ("Co-location and multi-LoRA", "posttrain.json", r"^COLOC-"),
 ]
 WITHIN = 15.0  # percent
 
