@@ -93,6 +93,16 @@ Job (defaults in brackets):
   --swa-full-tokens-ratio F --cuda-graph-max-bs N --chunked-prefill-size N   SGLang
   --cache-implementation C  HF generate: dynamic | static | offloaded | offloaded_static | quantized
   --cache-nbits N       QuantizedCache bits (2, 4, 8)                 [4]
+  Post-training (docs/posttrain.md):
+  --mode M              dpo | kto | orpo | grpo | ppo | rloo, with --policy full|lora|qlora  [full]
+  --framework F         trl (default) | verl | openrlhf | unsloth: each framework's defaults
+  --num-generations N --max-prompt-length N --max-completion-length N --beta X
+  --use-vllm true --vllm-mode colocate|server --vllm-gpu-memory-utilization F --sleep-mode 0|1|2
+  --vllm-tensor-parallel-size N --vllm-gpus N --vllm-max-model-length N --precompute-ref-log-probs true
+  --solve max_completion_length | max_num_generations   the longest completion, the most per prompt
+  Serving extras (docs/serving.md): --speculative-method draft|eagle|eagle3|mtp|ngram --speculative-model ID
+  --num-speculative-tokens N (llama.cpp --draft-max), --enable-lora true --max-loras N --max-lora-rank N
+  --max-cpu-loras N; machine_jobs (several models on the GPU) in --job JSON
   Any other job field as --field-name value (see docs/serving.md).
   --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
                         (needs --gpu; answers by exact search, prints JSON)

@@ -4,7 +4,11 @@
 #include <doctest/doctest.h>
 
 #include "answers/inverse.hpp"
+#include "api/intents.hpp"
+#include "api/job_text.hpp"
+#include "api/sweep.hpp"
 #include "hardware/gpus.hpp"
+#include "job/intents.hpp"
 #include "helpers.hpp"
 #include "text/errors.hpp"
 
@@ -198,4 +202,26 @@ TEST_CASE("vLLM that would not start: one request of the model's context does no
     CHECK_FALSE(fits_device(m, test::job(j)));
     j["vllm_max_model_length"] = 1024;
     CHECK(estimate(m, test::job(j)).post.rollout.starts);
+}
+
+TEST_CASE("the page's pieces: the post-training intent, the completion-length sweep, machine_jobs as text") {
+    // The entry point the page will offer: a job the core accepts on the user's GPU, every value cited.
+    REQUIRE(posttrain_intents().size() == 1);
+    json job = json::object();
+    for (const PresetField& f : posttrain_intents()[0].job) {
+        job[f.key] = json::parse(f.value);
+        CHECK(std::string(f.source).size() > 10);
+    }
+    job["gpu"] = "h100";
+    const Estimate e = estimate(test::model("qwen2.5-7b"), test::job(job));
+    CHECK(e.post.active);
+    CHECK(json::parse(intents_json())["post_train"][0]["view"] == "posttrain");
+    // A sweep over the completion length: the total grows with it.
+    use_config(find_model(test::models(), "qwen2.5-7b").config.dump());
+    const json s = json::parse(sweep_json(job.dump(), "max_completion_length", "[256, 1024, 4096]"));
+    REQUIRE(s["ok"] == true);
+    CHECK(s["points"][2]["total_bytes"].get<double>() > s["points"][0]["total_bytes"].get<double>());
+    // machine_jobs and an inline draft config as text (the CLI's flags, the page's link).
+    const json fields = job_from_text({{"machine-jobs", R"([{"model":"bge-m3","engine":"hf"}])"}}, TextSource::Url);
+    CHECK(fields["machine_jobs"][0]["model"] == "bge-m3");
 }

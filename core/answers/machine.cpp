@@ -5,6 +5,7 @@
 #include "answers/estimate.hpp"
 #include "hardware/gpus.hpp"
 #include "serving/serving.hpp"
+#include "step/timeline.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
@@ -18,16 +19,16 @@ double share_of(const Job& job) {
 
 // One job's part of the machine: its per-GPU total (every process keeps its own CUDA context) and
 // its own test (an engine's pool holding its requests).
-MachineEntry entry(const std::string& label, const Job& job, const Estimate& e) {
+MachineEntry entry(const std::string& label, const Job& job, const Breakdown& b, const ServingInfo& s) {
     MachineEntry m;
     m.label = label;
     m.engine = engine_name(job.engine);
     m.share = share_of(job);
-    m.bytes = e.breakdown.total();
-    m.own_fits = engine_budgets_device(job) || llama_cpp_like(job) ? e.serving.fits : true;
-    m.headroom_bytes = engine_budgets_device(job) ? std::max(0.0, e.serving.kv_pool) - e.serving.kv_needed : 0;
+    m.bytes = b.total();
+    m.own_fits = engine_budgets_device(job) || llama_cpp_like(job) ? s.fits : true;
+    m.headroom_bytes = engine_budgets_device(job) ? std::max(0.0, s.kv_pool) - s.kv_needed : 0;
     m.text = gb_text(m.bytes) + (m.share > 0 ? " (" + printf_text("%.2f", m.share) + " of the GPU)" : "");
-    m.why = engine_budgets_device(job) ? e.serving.verdict
+    m.why = engine_budgets_device(job) ? s.verdict
                                        : std::string(trains(job) ? "the training step's peak" : "weights, working set and KV") +
                                              " for batch " + std::to_string(job.batch) + " × " + std::to_string(job.seq) + " tokens";
     return m;
@@ -39,8 +40,12 @@ MachineAnswer machine_answer(const Job& job, const Estimate& main) {
     MachineAnswer a;
     if (job.machine_jobs.empty()) return a;
     a.active = true;
-    a.jobs.push_back(entry("this job", job, main));
-    for (const MachineJob& mj : job.machine_jobs) a.jobs.push_back(entry(mj.label, *mj.job, estimate(*mj.model, *mj.job, false)));
+    a.jobs.push_back(entry("this job", job, main.breakdown, main.serving));
+    // Each other job's step on the shared GPU (no GPU table: the machine is the question).
+    for (const MachineJob& mj : job.machine_jobs) {
+        const Step s = run_step(make_plan(*mj.model, *mj.job), resolve_layout(mj.model->config, *mj.job), true);
+        a.jobs.push_back(entry(mj.label, *mj.job, s.breakdown, s.serving));
+    }
     for (const MachineEntry& m : a.jobs) a.total_bytes += m.bytes, a.shares += m.share;
     a.capacity_bytes = device_bytes(job);
     a.free_bytes = a.capacity_bytes - a.total_bytes;
