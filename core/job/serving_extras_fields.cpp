@@ -67,7 +67,16 @@ void finish_machine_jobs(Job& job) {
 void set_model_resolver(ModelResolver resolver) { installed() = std::move(resolver); }
 
 std::shared_ptr<const Model> resolve_model_ref(const json& ref, const std::string& field) {
-    if (ref.is_object()) return std::make_shared<const Model>(prepare_model(parse_config(ref)));
+    if (ref.is_object()) {
+        // A config.json given in place: its errors name where it sits (job.speculative_model.hidden_size).
+        try {
+            return std::make_shared<const Model>(prepare_model(parse_config(ref)));
+        } catch (const InputError& e) {
+            const std::string inner = e.field(), what = e.what();
+            const std::string message = what.rfind(inner + ": ", 0) == 0 ? what.substr(inner.size() + 2) : what;
+            throw InputError(field + (inner.rfind("config", 0) == 0 ? inner.substr(6) : "." + inner), message);
+        }
+    }
     if (!ref.is_string()) throw InputError(field, "must name a model (a catalog id or Hub id) or be a config.json object, got " +
                                                       describe_value(ref));
     if (!installed()) throw InputError(field, "names a model by id, which needs the model catalog; give its config.json object");
