@@ -79,10 +79,17 @@ const char* question_name(Question q) {
     return "?";
 }
 
+// The questions of every job (the page asks each for its "What fits" panel), and those of a
+// post-training job that generates (issue 36; apart so the page asks them only of such jobs).
 std::vector<const char*> question_names() {
     std::vector<const char*> n;
-    for (const auto& q : kQuestions) n.push_back(q.name);
+    for (const auto& q : kQuestions)
+        if (q.q != Question::MaxCompletionLength && q.q != Question::MaxGenerations) n.push_back(q.name);
     return n;
+}
+
+std::vector<const char*> posttrain_question_names() {
+    return {question_name(Question::MaxCompletionLength), question_name(Question::MaxGenerations)};
 }
 
 bool fits_device(const Model& model, const Job& job, double* total) {

@@ -33,7 +33,8 @@ struct Answer {
 // Throws InputError("question") for an unknown name, InputError("job.gpu") when no GPU is chosen.
 Question parse_question(const std::string& name);
 const char* question_name(Question q);
-std::vector<const char*> question_names();
+std::vector<const char*> question_names();            // every job's
+std::vector<const char*> posttrain_question_names();  // a post-training job's that generates
 
 Answer solve(const Model& model, const Job& job, Question q);
 

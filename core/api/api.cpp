@@ -319,6 +319,7 @@ std::string options_json() {
     list("policies", {"full", "lora", "qlora"});
     list("vllm_modes", {"colocate", "server"});
     list("speculative_methods", spec_method_names());
+    list("posttrain_questions", posttrain_question_names());
     return w.end_object().str();
 }
 
