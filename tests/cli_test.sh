@@ -38,6 +38,16 @@ expect "unknown architecture" 2 "error: config\.model_type: unknown architecture
 expect "missing file" 2 "error: config: cannot read file" -- --config /nonexistent.json
 expect "missing value" 2 "error: job\.gpus: missing value" -- --gpus
 expect "unknown flag" 2 "error: job\.colour: unknown field" -- --colour red
+# Issue 36: post-training, speculative decoding and several models on one GPU (docs/posttrain.md, docs/serving.md).
+expect "grpo phases" 0 "Generation \(the rollout\) +[0-9.]+$" -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100
+expect "grpo json" 0 '"peak_phase": "loss_backward"' -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100 --json
+expect "grpo num_generations" 2 "^vramcalc: error: job\.num_generations: must divide the global batch of 6 completions" -- --model qwen2.5-7b --mode grpo --batch 3 --gpus 2
+expect "vllm share above 1" 2 "^vramcalc: error: job\.vllm_gpu_memory_utilization: is vLLM's share of the whole GPU" -- --model qwen2.5-7b --mode grpo --use-vllm true --vllm-gpu-memory-utilization 1.2
+expect "grpo inverse" 0 '"question": "max_completion_length"' -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100 --solve max_completion_length
+expect "mtp" 0 '"method": "mtp"' -- --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --speculative-method mtp --json
+expect "draft vocabulary" 2 "^vramcalc: error: job\.speculative_model: the draft's vocabulary \(151936 tokens\) is not the target's \(128256\)" -- --model llama-3.1-8b --engine vllm --gpu h100 --speculative-model qwen2.5-0.5b
+expect "machine jobs" 0 "^✓ 2 jobs fit your H100 80GB" -- --model llama-3.1-8b --engine vllm --gpu h100 --gpu-memory-utilization 0.6 --machine-jobs '[{"model":"qwen3-0.6b","engine":"vllm","gpu_memory_utilization":0.3}]'
+expect "machine shares" 2 "^vramcalc: error: job\.machine_jobs\[0\]\.gpu_memory_utilization: the engines' shares of this GPU add up to 1\.2" -- --model llama-3.1-8b --engine vllm --gpu h100 --machine-jobs '[{"model":"qwen3-0.6b","engine":"vllm","gpu_memory_utilization":0.3}]'
 expect "stray argument" 2 "error: arguments: unexpected 'llama'" -- llama
 expect "bad layout" 2 "error: job\.gpus: must be a multiple of tp" -- --gpus 6 --tp 4
 expect "quantized training" 2 "error: job\.dtype: full training needs" -- --mode train --dtype int4

@@ -119,7 +119,9 @@ TEST_CASE("planner texts: numbers as people read them, no e-notation, digits gro
             if (a["ok"] != true) continue;  // a refused combination names its field (tested elsewhere)
             std::vector<std::pair<std::string, std::string>> all;
             texts(a, "", all);
-            for (const auto& [path, text] : all) {
+            for (const auto& entry : all) {
+                const std::string& path = entry.first;  // named, not bound: CAPTURE's lambda cannot take a structured binding (C++17)
+                const std::string& text = entry.second;
                 if (path.find("source") != std::string::npos) continue;  // citations quote their sources
                 const std::string plain = std::regex_replace(text, cited, "");
                 CAPTURE(path);
@@ -237,7 +239,9 @@ TEST_CASE("a CUDA-graph replay's cost per kernel: derived at batch 1, it reprodu
     const double each = a["serve"]["kernel_each_s"].get<double>();
     const double expert = 3.0 * 2048 * 768;
     const std::pair<int, double> measured[] = {{1, 40.44}, {2, 56.15}, {4, 78.10}, {8, 118.64}, {16, 164.64}, {32, 210.07}, {64, 237.26}};
-    for (const auto& [b, us] : measured) {
+    for (const auto& row : measured) {
+        const int b = row.first;  // named, not bound: CAPTURE's lambda cannot take a structured binding (C++17)
+        const double us = row.second;
         CAPTURE(b);
         const double touched = 128 * (1 - std::pow(1 - 8.0 / 128, b));
         const double ours = 8 * each + touched * expert / (0.8 * 3.35e12);

@@ -1,6 +1,7 @@
 #include "answers/estimate.hpp"
 
 #include "answers/fit.hpp"
+#include "answers/inverse.hpp"
 #include "answers/notes.hpp"
 #include "answers/verdict.hpp"
 #include "answers/views.hpp"
@@ -42,8 +43,12 @@ Estimate estimate(const Model& m, const Job& asked, bool explain) {
         e.serving.fits = false;
         e.serving.verdict = "does not fit the GPU as asked; " + fit.text;
     }
-    if (trains(job) && m.config.family != Family::Explicit)
-        e.layer = kept_block(plan, e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    e.post = step.post;
+    if (trains(job) && m.config.family != Family::Explicit) {
+        // A post-training job's block is its policy's, at the sequence the trainer runs (core/posttrain/).
+        const Job policy = post_training(job.post) ? policy_job(job) : job;
+        e.layer = kept_block(make_plan(m, policy), e.layout, m.config.is_moe() && m.config.dense_layers == 0);
+    }
     e.model_states_bytes = weights_term(plan, e.layout, step.share, nullptr) + gradients_term(plan, e.layout, step.share, nullptr) +
                            optimizer_term(plan, e.layout, step.share, nullptr);
     e.weight_format_label = plan.exact ? "as stored (" + plan.m.exact.source + ")" : plan.shipped ? plan.shipped->scheme : plan.weights.label;
@@ -71,6 +76,8 @@ Estimate estimate(const Model& m, const Job& asked, bool explain) {
                 e.verdict.text = e.local.verdict;
             }
         }
+        e.post_limits = post_limits(m, job);  // core/answers/inverse.cpp
+        e.machine = machine_answer(job, e);   // core/answers/machine.cpp
     }
     return e;
 }

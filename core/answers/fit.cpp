@@ -62,6 +62,9 @@ Step step_on_device(const Plan& p, const Gpu* gpu, double capacity, const Layout
 }
 
 bool holds(const Plan& p, const Step& s, double capacity) {
+    // A post-training step also needs its rollout engine to start (vLLM's pool holds one request of
+    // its context) and, in server mode, the server's own GPUs to hold it (core/posttrain/rollout.cpp).
+    if (s.post.active && (!s.post.rollout.starts || !s.post.rollout.server_fits)) return false;
     return trains(p.job) ? s.breakdown.total() <= capacity : s.serving.device > 0 ? s.serving.fits : s.breakdown.total() <= capacity;
 }
 
@@ -76,7 +79,8 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
     Layout l;
     auto fits_on = [&](const GpuFit& f, const Layout& at) {
         const size_t row = static_cast<size_t>(&f - fits.data());
-        return step_on_device(p, row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr, f.capacity_bytes, at).serving.fits;
+        return holds(p, step_on_device(p, row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr, f.capacity_bytes, at),
+                     f.capacity_bytes);
     };
     auto fits_at = [&](const GpuFit& f, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(f, l); };
     std::vector<GpuFit*> open;
@@ -131,7 +135,9 @@ std::vector<GpuFit> fit_gpus_any(const Plan& p, const Layout& chosen, double per
         fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
     }
     // Engines with their own test of a GPU (vLLM and SGLang pools, llama.cpp / Ollama's fullest GPU of a split).
-    if (engine_budgets_device(p.job) || llama_cpp_like(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
+    // So do post-training jobs whose colocated vLLM takes a share of the GPU it runs on.
+    if (engine_budgets_device(p.job) || llama_cpp_like(p.job) || rollout_sized_by_device(p.job.post))
+        return fit_gpus_by_engine(p, chosen, std::move(fits));
     Layout l;
     auto total_at = [&](int64_t n, double& total) {
         if (!fit_layout(p, chosen, n, l)) return false;

@@ -20,7 +20,9 @@ struct QName {
 };
 const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch", Question::MaxBatch},
                             {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
-                            {"max_gpu_layers", Question::MaxGpuLayers}, {"n_cpu_moe", Question::NCpuMoe}};
+                            {"max_gpu_layers", Question::MaxGpuLayers}, {"n_cpu_moe", Question::NCpuMoe},
+                            {"max_completion_length", Question::MaxCompletionLength},
+                            {"max_num_generations", Question::MaxGenerations}};
 
 constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = 4096;
 
@@ -78,19 +80,26 @@ const char* question_name(Question q) {
     return "?";
 }
 
-// The questions every job is asked on the page (options_json's "questions"): n_cpu_moe is asked only of
-// mixture-of-experts models under llama.cpp, so it is accepted by parse_question but not listed here.
+// The questions every job is asked on the page (options_json's "questions"). n_cpu_moe is asked only of
+// mixture-of-experts models under llama.cpp, and a post-training job's (issue 36) only of such jobs: both
+// are accepted by parse_question but not listed here.
 std::vector<const char*> question_names() {
     std::vector<const char*> n;
     for (const auto& q : kQuestions)
-        if (q.q != Question::NCpuMoe) n.push_back(q.name);
+        if (q.q != Question::NCpuMoe && q.q != Question::MaxCompletionLength && q.q != Question::MaxGenerations) n.push_back(q.name);
     return n;
+}
+
+std::vector<const char*> posttrain_question_names() {
+    return {question_name(Question::MaxCompletionLength), question_name(Question::MaxGenerations)};
 }
 
 bool fits_device(const Model& model, const Job& job, double* total) {
     const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
     if (total) *total = s.breakdown.total();
-    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU.
+    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU;
+    // post-training: also its rollout engine starting (core/posttrain/rollout.cpp).
+    if (s.post.active && (!s.post.rollout.starts || !s.post.rollout.server_fits)) return false;
     return trains(job) ? s.breakdown.total() <= device_bytes(job) : s.serving.fits;
 }
 
@@ -99,6 +108,11 @@ Answer solve(const Model& m, const Job& job, Question q) {
     if (trains(job) && q == Question::BestFormat)
         throw InputError("job.mode", "the largest weight format is an inference question (fine-tuning's format follows "
                                      "the mode: QLoRA trains on NF4 weights)");
+    const bool online = generates(job.post);
+    if ((q == Question::MaxCompletionLength || q == Question::MaxGenerations) && !online)
+        throw InputError("question", std::string(question_name(q)) + " is asked of a post-training job that generates (mode grpo, ppo or rloo)");
+    if (q == Question::MaxContext && online)
+        throw InputError("question", "a job that generates has prompt + completion for its context: ask max_completion_length");
     Answer a;
     a.question = q;
     double t = 0;
@@ -227,6 +241,38 @@ Answer solve(const Model& m, const Job& job, Question q) {
             a.next_label = "--n-cpu-moe " + std::to_string(v - 1);
             break;
         }
+        case Question::MaxCompletionLength: {
+            auto set = [](Job& j, int64_t v) { j.post.max_completion_length = v; };
+            const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, 1, kMaxContext);
+            a.text = a.found ? "longest completion: " + std::to_string(v) + " tokens after a " + std::to_string(job.post.max_prompt_length) +
+                                   "-token prompt, " + std::to_string(job.post.num_generations) + " per prompt"
+                             : "not even a one-token completion fits";
+            a.answer_label = "max_completion_length " + std::to_string(v);
+            a.next_label = "max_completion_length " + std::to_string(v + 1);
+            break;
+        }
+        case Question::MaxGenerations: {
+            // The same prompts per micro-batch, each with more completions: the micro-batch (and a given
+            // generation batch) grow with num_generations, so each prompt's group stays whole (TRL's rule).
+            const int64_t prompts = std::max<int64_t>(1, job.batch / job.post.num_generations);
+            const int64_t per_gen = job.post.generation_batch_size / job.post.num_generations;
+            auto set = [prompts, per_gen](Job& j, int64_t v) {
+                j.post.num_generations = v;
+                j.batch = prompts * v;
+                if (j.post.generation_batch_size > 0) j.post.generation_batch_size = std::max<int64_t>(1, per_gen) * v;
+            };
+            const int64_t lo = job.post.mode == PostMode::Ppo ? 1 : 2;
+            const int64_t v = largest(lo, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, lo, kMaxBatch);
+            a.text = a.found ? "most completions per prompt: " + std::to_string(v) + " (" + std::to_string(prompts) + " prompt" +
+                                   (prompts == 1 ? "" : "s") + " per micro-batch, batch " + std::to_string(prompts * v) + ", " +
+                                   std::to_string(job.post.max_completion_length) + "-token completions)"
+                             : "not even " + std::to_string(lo) + " completions per prompt fit";
+            a.answer_label = "num_generations " + std::to_string(v);
+            a.next_label = "num_generations " + std::to_string(v + 1);
+            break;
+        }
         case Question::BestFormat: {
             const std::vector<FormatId> ladder = format_ladder(job);
             for (FormatId f : ladder) a.candidates.push_back(format(f).name);
@@ -257,6 +303,19 @@ Answer solve(const Model& m, const Job& job, Question q) {
     if (!a.found) a.answer_label.clear();
     if (!a.next_exists) a.next_label.clear();
     return a;
+}
+
+std::vector<PostLimit> post_limits(const Model& m, const Job& job) {
+    std::vector<PostLimit> limits;
+    if (!generates(job.post) || (!job.gpu && job.device_gib <= 0)) return limits;
+    for (Question q : {Question::MaxCompletionLength, Question::MaxGenerations}) {
+        const Answer a = solve(m, job, q);
+        PostLimit l;
+        l.question = question_name(q), l.found = a.found, l.value = a.value, l.total_at = a.total_at;
+        l.text = a.text, l.answer_label = a.answer_label;
+        limits.push_back(std::move(l));
+    }
+    return limits;
 }
 
 }  // namespace vramcalc

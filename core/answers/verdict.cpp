@@ -63,7 +63,7 @@ AtCount at_count(const Plan& p, const Layout& chosen, const Gpu* gpu, double cap
     if (!fit_layout(p, chosen, n, l)) return a;
     a.laid_out = true;
     a.layout = layout_label(p.job, l);
-    if (!pooled(p.job) && !llama_cpp_like(p.job)) {
+    if (!pooled(p.job) && !llama_cpp_like(p.job) && !rollout_sized_by_device(p.job.post)) {
         const auto it = totals ? totals->find(n) : decltype(totals->end()){};
         a.used = totals && it != totals->end() ? it->second : run_step(p, l, false).breakdown.total();
         if (totals) (*totals)[n] = a.used;

@@ -11,6 +11,8 @@
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "api/local_json.hpp"
+#include "api/machine_json.hpp"
+#include "api/posttrain_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
 #include "text/json_text.hpp"
@@ -39,7 +41,7 @@ void write_counts(JsonWriter& w, const ModelConfig& c, const ParamCounts& params
 
 void write_job(JsonWriter& w, const Job& job) {
     w.begin_object();
-    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
+    w.field("mode", job_mode_name(job)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
     w.field("precision", precision_name(job.precision)).field("optimizer", optimizer_name(job.optimizer));
     w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
     w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
@@ -61,6 +63,7 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     write_serving_job_fields(w, job);  // core/api/serving_json.cpp
     write_machine_job_fields(w, job);  // core/api/local_json.cpp
+    write_posttrain_job_fields(w, job);  // core/api/posttrain_json.cpp (issue 36)
     w.field("units", unit_name(job.units)).field("recommend_from", gpu_pool_name(job.recommend_from));
     w.end_object();
 }
@@ -208,6 +211,8 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     for (const auto& note : e.notes) w.value(note);
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
+    if (e.post.active) write_posttrain(w.key("posttrain"), job, e);  // core/api/posttrain_json.cpp
+    if (e.machine.active) write_machine(w.key("machine"), e.machine);  // core/api/machine_json.cpp
     // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
     w.field("units", unit_name(job.units));
     write_verdict(w.key("verdict"), e.verdict);
@@ -315,6 +320,12 @@ std::string options_json() {
     list("questions", question_names());
     list("units", unit_names());
     list("recommend_from", gpu_pool_names());
+    // Issue 36: post-training modes and policies, vLLM rollout modes, speculative methods.
+    list("post_modes", post_mode_names());
+    list("policies", {"full", "lora", "qlora"});
+    list("vllm_modes", {"colocate", "server"});
+    list("speculative_methods", spec_method_names());
+    list("posttrain_questions", posttrain_question_names());
     return w.end_object().str();
 }
 

@@ -18,5 +18,8 @@ struct Intent {
 };
 
 const std::vector<Intent>& intents();
+// Issue 36: the post-training entry point, kept apart from the four until the page shows it
+// (core/api/intents.cpp writes it under "post_train").
+const std::vector<Intent>& posttrain_intents();
 
 }  // namespace vramcalc

@@ -14,6 +14,7 @@
 #include "job/vllm_versions.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
+#include "job/posttrain_presets.hpp"
 #include "model/heads.hpp"
 
 namespace vramcalc {
@@ -38,7 +39,8 @@ const Choice<Attention> kAttention[] = {{"flash", Attention::Flash},
                                         {"unfused", Attention::Unfused}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full},       {"full_fp32", Loss::FullFp32},
                               {"chunked", Loss::Chunked}, {"fused", Loss::Fused},
-                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted}};
+                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted},
+                              {"logprobs", Loss::LogProbs}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
                                         {"autocast", Precision::Autocast}};
 const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
@@ -48,7 +50,8 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
-                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo}};
+                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo},
+                                         {"trl", Framework::Trl}, {"verl", Framework::Verl}, {"openrlhf", Framework::OpenRlhf}};
 
 const NumberFormat* float_format(const json& v, const std::string& field) {
     const NumberFormat& f = find_format(text_field(v, field), field);
@@ -86,7 +89,25 @@ bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
     if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
     if (read_view_field(job, key, v, field) || read_machine_field(job, key, v, field)) return true;
-    if (key == "mode") job.mode = read_choice(v, field, kModes);
+    if (read_posttrain_field(job, key, v, field) || read_serving_extra_field(job, key, v, field)) return true;
+    if (key == "mode") {
+        // The four modes, or a post-training mode (job/post_training.hpp): that trains a policy,
+        // full unless `policy` says lora or qlora.
+        PostMode post = PostMode::None;
+        if (v.is_string()) post_mode_named(v.get<std::string>(), post);
+        if (post == PostMode::None) {
+            std::string names;
+            for (const char* n : mode_names()) names += std::string(names.empty() ? "" : ", ") + n;
+            for (const char* n : post_mode_names()) names += std::string(", ") + n;
+            bool plain = false;
+            for (const auto& c : kModes) plain = plain || (v.is_string() && v.get<std::string>() == c.name);
+            if (!plain) throw InputError(field, "must be one of " + names + ", got " + describe_value(v));
+            job.mode = read_choice(v, field, kModes);
+        } else {
+            job.post.mode = post;
+            if (job.mode == Mode::Inference) job.mode = Mode::Train;
+        }
+    }
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
         const std::string name = text_field(v, field);
@@ -265,8 +286,12 @@ Job parse_job(const json& j) {
     Job job;
     // The preset first, so every field the user gives overrides it.
     const Preset* framework = nullptr;
-    if (auto it = j.find("framework"); it != j.end()) {
-        job.framework = read_choice(*it, "job.framework", kFrameworks);
+    // A post-training mode without a framework runs TRL's trainers (TRL's preset).
+    PostMode post = PostMode::None;
+    if (auto m = j.find("mode"); m != j.end() && m->is_string()) post_mode_named(m->get<std::string>(), post);
+    const auto named = j.find("framework");
+    if (named != j.end() || post != PostMode::None) {
+        job.framework = named != j.end() ? read_choice(*named, "job.framework", kFrameworks) : Framework::Trl;
         framework = &preset_of(job.framework);
         for (const PresetField& f : framework->fields) {
             if (j.contains(f.key)) continue;
@@ -274,13 +299,25 @@ Job parse_job(const json& j) {
             job.assumptions.push_back(std::string(framework->label) + ": " + f.key + " = " + f.value + " (" + f.source + ")");
         }
     }
-    // Whether the user or the framework's preset gives a field.
-    const auto given = [&](const char* key) {
-        return j.contains(key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(),
-                                                            [key](const PresetField& f) { return std::string(f.key) == key; }));
-    };
-    // Then the mode's own defaults, where neither the framework nor the user sets the field.
+    // The mode (and a post-training mode's policy) next, then the post-training mode's defaults
+    // for this framework (job/posttrain_presets.cpp): over the framework's, under the user's.
     if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
+    if (auto it = j.find("policy"); it != j.end()) read_field(job, "policy", *it);
+    const std::vector<PresetField>& post_fields = posttrain_defaults(job.framework, job.post.mode);
+    for (const PresetField& f : post_fields) {
+        if (j.contains(f.key)) continue;
+        read_field(job, f.key, json::parse(f.value));
+        job.assumptions.push_back(std::string(posttrain_preset_label(job.framework, job.post.mode)) + ": " + f.key + " = " +
+                                  f.value + " (" + f.source + ")");
+    }
+    // Whether the user or a preset gives a field.
+    const auto given = [&](const char* key) {
+        const auto in = [key](const std::vector<PresetField>& fields) {
+            return std::any_of(fields.begin(), fields.end(), [key](const PresetField& f) { return std::string(f.key) == key; });
+        };
+        return j.contains(key) || (framework && in(framework->fields)) || in(post_fields);
+    };
+    // Then the mode's own defaults, where neither a preset nor the user sets the field.
     for (const PresetField& f : mode_defaults(job.mode)) {
         if (given(f.key)) continue;
         read_field(job, f.key, json::parse(f.value));
@@ -300,13 +337,14 @@ Job parse_job(const json& j) {
     if (job.engine == Engine::Vllm) apply_vllm_version(j, job);
     else
         for (const char* key : {"vllm_version", "vllm_engine"})
-            if (j.contains(key)) throw InputError(std::string("job.") + key, "applies to engine vllm");
+            if (j.contains(key) && !(post_training(job.post) && std::string(key) == "vllm_version"))
+                throw InputError(std::string("job.") + key, "applies to engine vllm (or a post-training job's rollout with use_vllm)");
     apply_runtime_version(j, job);
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
                                                     serving_field_names() + ", " + view_field_names() + ", " +
-                                                    machine_field_names());
+                                                    machine_field_names() + ", " + posttrain_field_names() + ", " + serving_extra_field_names());
     check_machine_fields(j, job);
     if (job.ollama_ctx_by_vram && !j.contains("seq") && !j.contains("num_ctx")) {
         job.seq = ollama_vram_tier(job);
@@ -333,7 +371,9 @@ Job parse_job(const json& j) {
                                                        "train, lora or qlora, got '") + mode_name(job.mode) + "'");
     if (job.engine != Engine::Custom && trains(job))
         throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
-                                           mode_name(job.mode) + "'");
+                                           job_mode_name(job) + "'");
+    finish_posttrain(j, job);      // job/posttrain_fields.cpp
+    finish_serving_extras(job);    // job/serving_extras_fields.cpp
     return job;
 }
 

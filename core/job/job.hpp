@@ -10,6 +10,9 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "machine/machine.hpp"
+#include "job/post_training.hpp"
+#include "job/serving_choices.hpp"
+#include "job/serving_extras.hpp"
 #include "model/config.hpp"
 #include "model/formats.hpp"
 #include "text/units.hpp"
@@ -40,6 +43,7 @@ enum class Loss {
     Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
     VocabParallel,  // Megatron vocab_parallel_cross_entropy: one fp32 copy, exp'd in place and reused as the gradient
     Shifted,  // transformers without an fp32 upcast (GPT-2, GPT-NeoX before 4.46): logits, shifted copy and log_softmax in the model dtype
+    LogProbs, // TRL selective_log_softmax: per-token log-probs of 16-bit logits, one row's log_softmax at a time (GRPO, DPO)
 };
 // Where the parameters of full training live and in which dtype.
 enum class Precision {
@@ -67,7 +71,8 @@ enum class ModelInit {
     None,         // not modelled: init frees what it allocates in sizes the step reuses
     TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
 };
-enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan, Nemo };
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan, Nemo,
+                       Trl, Verl, OpenRlhf };
 // Inference engines, each with its own memory accounting (core/serving.cpp;
 // presets in core/engine_presets.cpp).
 enum class Engine {
@@ -79,32 +84,9 @@ enum class Engine {
     Ollama,    // llama.cpp underneath, with Ollama's defaults
     Mlx,       // Apple's MLX (mlx-lm's server, LM Studio's MLX engine): unified memory only
 };
-// llama.cpp's per-tensor type rules (llama-quant.cpp llama_tensor_get_type) as of:
-enum class GgufRules {
-    Current,  // merged 3-D expert tensors (ffn_down_exps follows the ffn_down rule; MoE attn_output q5_K)
-    Dec2023,  // per-expert 2-D tensors named ffn_down.E: missed by the "ffn_down.weight" rule (Mixtral GGUFs of Dec 2023)
-};
 // Which linear layers get LoRA adapters: "all-linear" (QLoRA paper setting),
 // "attention", "mlp", or a comma-separated list of module names.
 enum class LoraScope { AllLinear, Attention, Mlp, Named };
-// --- Serving engines by version, multi-GPU splits and caches (issue 22) ---
-// llama.cpp -sm (common/arg.cpp --split-mode): whole layers per GPU, matrices split
-// by rows, or everything on -mg.
-enum class SplitMode { Layer, Row, None };
-// vLLM's engine: V0 (worker/worker.py) or V1 (v1/worker/gpu_worker.py, default from 0.8).
-enum class VllmEngine { V0, V1 };
-// vLLM CUDA graphs (config/compilation.py CUDAGraphMode): none (enforce_eager), V0's
-// whole-model decode graphs, V1's piecewise graphs, or piecewise + full decode graphs (0.11+).
-enum class CudaGraphMode { None, Full, Piecewise, FullAndPiecewise };
-// Which batch sizes vLLM captures (see core/job/vllm_versions.cpp).
-enum class CaptureSizes {
-    V0,         // [1, 2, 4] + 8·i up to max_num_seqs (worker/model_runner.py _BATCH_SIZES_TO_CAPTURE)
-    V1Fixed,    // [1, 2, 4] + 8·i up to 512 whatever max_num_seqs (0.7 – 0.9.1)
-    V1Twice,    // [1, 2, 4] + 8·i up to min(2 · max_num_seqs, 512) (config _set_cudagraph_sizes, 0.10+)
-    V1Twice16,  // the same, in steps of 16 past 256 (51 sizes to 512, as v0.19 logs them)
-};
-// transformers generate cache_implementation (cache_utils.py).
-enum class CacheImpl { Dynamic, Static, Offloaded, OffloadedStatic, Quantized };
 // How the data-parallel ranks shard and move the model states (memory/parallel.cpp
 // reads each one's buffers; presets in job/presets.cpp choose one per framework).
 enum class ShardingImpl {
@@ -164,6 +146,8 @@ struct Job {
     Attention attention = Attention::Flash;
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
+    int64_t loss_tokens = 0;             // tokens per sequence whose logits are computed (0 = every token; TRL logits_to_keep)
+    int64_t transformers_major = 5;      // transformers release (transformers_version): v5 fuses MoE experts, which bitsandbytes skips
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
     bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)
@@ -307,11 +291,38 @@ struct Job {
     // Which GPUs a recommendation is drawn from when the user's own GPU does not hold the job
     // (core/answers/verdict.cpp): auto = training from data-centre GPUs, inference from any.
     GpuPool recommend_from = GpuPool::Auto;
+
+    // --- Issue 36: post-training (job/post_training.hpp), speculative decoding, multi-LoRA serving
+    //     and several jobs on one machine (job/serving_extras.hpp) ---
+    PostTraining post;                        // mode grpo, dpo, ...: `mode` above is then the policy's (train, lora, qlora)
+    Speculative spec;
+    LoraServing lora_serving;
+    std::vector<MachineJob> machine_jobs;     // the other jobs sharing this job's GPU
 };
 
 // Reads a job from JSON; absent fields keep their defaults, or the preset's
 // when "framework" names one. Throws InputError("job.<field>").
 Job parse_job(const nlohmann::json& job);
+
+// --- Issue 36 (job/posttrain_fields.cpp, job/serving_extras_fields.cpp) ---
+// The post-training and serving-extras fields: false for a key that is not one.
+bool read_posttrain_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+bool read_serving_extra_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* posttrain_field_names();
+const char* serving_extra_field_names();
+// The mode as the job gives it: a post-training mode's name when one is set, else mode_name.
+const char* job_mode_name(const Job& job);
+const char* post_mode_name(PostMode m);
+bool post_mode_named(const std::string& name, PostMode& mode);  // false for a name that is none
+std::vector<const char*> post_mode_names();
+const char* policy_name(Mode m);  // full | lora | qlora
+const char* vllm_mode_name(VllmMode m);
+const char* spec_method_name(SpecMethod m);
+std::vector<const char*> spec_method_names();
+// After every field is read: the post-training mode's checks and its rollout engine's job; the
+// serving extras' checks (each InputError names its field).
+void finish_posttrain(const nlohmann::json& j, Job& job);
+void finish_serving_extras(Job& job);
 
 inline bool trains(const Job& job) { return job.mode != Mode::Inference; }
 // Gradients held in fp32 buffers. DeepSpeed's fp32 accumulation is BF16_Optimizer's (ZeRO 0-1);

@@ -340,6 +340,9 @@ ModelConfig parse_config(const json& given) {
     m.norms_per_layer = (m.model_type == "gemma2" || m.model_type == "gemma3_text") ? 4 : 2;
 
     m.context_length = read_count(c, {"max_position_embeddings", "n_positions", "seq_length"}, 100'000'000, false);
+    // Multi-token-prediction layers shipped beside the model (DeepSeek-V3 / GLM-4.5 num_nextn_predict_layers,
+    // Qwen3-Next mtp_num_hidden_layers): served as speculative decoding (core/serving/speculative.cpp).
+    m.nextn_layers = read_count(c, {"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 64, false, 0, true);
     parse_block_kind(c, m);
     if (m.family != Family::Explicit) {
         apply_architecture(c, m);

@@ -159,6 +159,7 @@ struct ModelConfig {
     double attention_dropout = 0;     // dropout on attention probabilities (GPT-2 attn_pdrop)
     double hidden_dropout = 0;        // dropout after attention and MLP outputs (GPT-2 resid_pdrop)
     int64_t context_length = 0;       // max_position_embeddings (0 = not stated)
+    int64_t nextn_layers = 0;         // multi-token-prediction layers in the checkpoint (num_nextn_predict_layers)
 
     int64_t hidden = 0;        // hidden_size / n_embd
     int64_t layers = 0;        // num_hidden_layers / n_layer

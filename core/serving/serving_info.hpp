@@ -51,6 +51,13 @@ struct ServingInfo {
     int64_t swa_tokens = 0;       // tokens of the sliding-window layers' pool (full layers: pool_tokens)
     std::string weights_mix;      // GGUF per-tensor type mix
     std::string window_policy;    // how sliding-window layers are allocated by this engine
+    // Issue 36: speculative decoding and multi-LoRA slots (core/serving/speculative.cpp, lora_slots.cpp)
+    double spec_weights = 0;      // the draft's, head's or MTP layers' weights on this GPU
+    double spec_params = 0;       // their parameters
+    double spec_kv = 0;           // their KV in the pool (or beside it: llama.cpp), for the job's batch × seq
+    double spec_kv_per_token = 0;
+    double lora_slots = 0, lora_cpu = 0;  // adapter slots on the GPU, adapters cached in host RAM
+    std::string spec_why, lora_why;
     bool fits = true;             // fits the chosen GPU (always true without one)
     std::string verdict;          // one sentence about the fit
 };

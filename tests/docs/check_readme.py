@@ -63,6 +63,10 @@ GROUPS = [
     ("MoE offload memory", "local.json", r"^LOC-A\d\d-.*-(GPU|CPU)-(WEIGHTS|KV|COMPUTE|TOTAL)$"),
     ("Ollama, MLX and unified memory", "local.json", r"^LOC-(B|C)\d\d-.*(WEIGHTS|KV|REQUIRED|PEAK|STOCK|SYSCTL)$"),
     ("Local speed", "local.json", r"-(TG|PP)$"),
+    # Issue 36: post-training, speculative decoding and shared GPUs (test_posttrain_validation.cpp).
+    ("Post-training (RL / DPO)", "posttrain.json", r"^RL-"),
+    ("Speculative decoding", "posttrain.json", r"^SPEC-"),
+    ("Co-location and multi-LoRA", "posttrain.json", r"^COLOC-"),
 ]
 WITHIN = 15.0  # percent
 
