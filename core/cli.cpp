@@ -20,108 +20,13 @@
 #include "text/json_text.hpp"
 #include "answers/report.hpp"
 #include "cluster/report.hpp"
+#include "cli_usage.hpp"
 
 using nlohmann::json;
 using namespace vramcalc;
 
 namespace {
 
-const char* kUsage = R"(usage: vramcalc [--model ID | --config config.json | --params N] [job options] [--json]
-
-Model (default: --model llama-3-8b):
-  --model ID            a model from models.json (see --list)
-  --config PATH         a Hugging Face config.json
-  --params N            only a parameter count (e.g. 7e9); add dimensions with --config for activations
-  --checkpoint PATH     a .safetensors file, model.safetensors.index.json or .gguf: its header gives
-                        the exact weight bytes (used with --dtype auto, the default); only the header is read
-  --models PATH         models.json to use (default: the repository's)
-  --list                list the models and exit (with --json: each with its
-                        config and parameter counts, the page's catalog)
-
-Job (defaults in brackets):
-  --mode M              inference | train | lora | qlora            [inference]
-  --dtype D             fp32 fp16 bf16 fp8 int8 int4 gptq awq nf4 q8_0 q6_k q5_k_m q4_k_m q4_0 q3_k_m q2_k  [bf16]
-  --optimizer O         adamw | sgd | sgd_momentum | adam_8bit | adafactor  [adamw]
-  --batch N             micro-batch per GPU                           [1]
-  --seq N               tokens per sequence (encoder-decoders: the decoder's)  [4096]
-  --encoder-seq N       encoder-decoders: the encoder's input tokens (0 = seq; Whisper: 1500 frames)  [0]
-  --head H              auto | causal_lm | seq2seq_lm | masked_lm | pretraining | sequence_classification |
-                        token_classification | question_answering | ctc | base | encoder  [auto: architectures]
-  --num-labels N        classification outputs (0 = the config's id2label, else 2)  [0]
-  --checkpointing C     none | selective | full | selective_op        [none]
-  --flash | --no-flash  FlashAttention on/off                         [on]
-  --kv-dtype D          auto | fp32 | fp16 | bf16 | fp8 | int8 | int4 | q8_0 | q4_0  [auto]
-  --lora-rank R         LoRA rank                                     [16]
-  --lora-targets T      all-linear | attention | mlp | q_proj,v_proj,...  [all-linear]
-  --adapter-dtype D     fp32 | fp16 | bf16                            [fp32]
-  --no-master-weights   pure 16-bit training without an fp32 master copy
-  --gpus N  --tp N  --pp N  --zero 0..3                               [1, auto, auto, 0]
-  --cp N  --ep N  --etp N  --shard-degree N   context / expert parallel, hybrid sharding
-  --framework F         hf | accelerate_fsdp | torchtune | deepspeed | megatron | nemo | unsloth | torchtitan
-  --sharding-impl I     fsdp2 | fsdp1 | deepspeed | megatron          [fsdp2]
-  --reshard-after-forward R   always | never | torchtitan | torchtitan_root  [always]
-  --pp-schedule S       1f1b | gpipe | interleaved_1f1b | zbv | dualpipev  [1f1b]
-  --pp-virtual V  --grad-accum M  --pp-stage peak|first|last         [2, 1 (under PP: pp), peak]
-  --sequence-parallel true|false  --fp8 none|torchao|te  --fp8-all-gather true
-  --offload-params true  --offload-optimizer true   FSDP / ZeRO CPU offload (host RAM shown)
-  --mtp-layers N        Megatron multi-token prediction layers on the last stage  [0]
-  --logits-fp32 true    the model returns fp32 logits (torchtune); else the loss upcasts them
-  --overhead-gb X       CUDA context + framework per GPU              [1.0]
-  --fragmentation F     allocator slack fraction                      [0.05]
-  --engine E            custom | hf | vllm | sglang | llamacpp | ollama  [custom]
-  --gpu ID              the GPU served on (see the fit table ids); engines size pools from it
-  --device-gib X        device memory as the engine sees it (vLLM's total_gpu_memory)
-  --gpu-memory-utilization F   vLLM budget fraction                [0.9]
-  --mem-fraction-static F      SGLang static fraction (0 = by TP)  [0]
-  --max-model-len N  --max-num-batched-tokens N  --max-num-seqs N  --block-size N
-  --chunked-prefill true|false   vLLM profile run size rule         [true]
-  --new-tokens N        HF generate: tokens generated after the prompt  [0]
-  --n-ubatch N          llama.cpp physical batch                      [512]
-  --n-gpu-layers N      llama.cpp -ngl (-1 = all + output)            [-1]
-  --experts-on-cpu true llama.cpp -ot exps=CPU
-  --gguf-rules R        current | 2023-12 (llama.cpp type rules era)  [current]
-  --swa-full true       sliding-window layers at full length
-  --ep N  --dp-attention true   expert parallel degree, data-parallel attention
-  --split-mode M        llama.cpp -sm over --gpus: layer | row | none   [layer]
-  --tensor-split 3,1    llama.cpp -ts shares per GPU (default: by free memory)
-  --main-gpu N          llama.cpp -mg (the GPU of -sm none)           [0]
-  --ollama-spread true  Ollama: spread over every GPU even when one holds the model
-  --vllm-version V      vLLM release whose accounting to follow, e.g. 0.6.5, 0.19.0   [newest]
-  --vllm-engine E       v0 | v1 (0.7 - 0.10 ship both)
-  --enforce-eager true  vLLM without CUDA graphs; --max-cudagraph-capture-size N
-  --kv-cache-dtype D    vLLM's name for kv_dtype: auto | fp8 | fp8_e4m3 | fp8_e5m2
-  --limit-mm-per-prompt N   images per prompt in vLLM's profile run (V0 1, V1 999)
-  --swa-full-tokens-ratio F --cuda-graph-max-bs N --chunked-prefill-size N   SGLang
-  --cache-implementation C  HF generate: dynamic | static | offloaded | offloaded_static | quantized
-  --cache-nbits N       QuantizedCache bits (2, 4, 8)                 [4]
-  Any other job field as --field-name value (see docs/serving.md).
-  --solve Q             max_context | max_batch | best_format | min_gpus | max_gpu_layers
-                        (needs --gpu; answers by exact search, prints JSON)
-  --gpu ID --gpus N     your GPUs: the answer leads with one verdict (fits / tight / partial / does not fit)
-  --device-gb X | --device-gib X   your GPU by its memory instead of an id
-  --units gb|gib|mib    the unit of every size written [gb]; --recommend-from auto|datacenter|workstation|consumer|any
-  --job PATH            read job fields from a JSON file (flags override)
-  --intent I            run_locally | serve | fine_tune | pretrain: the page's entry point, its recipe for the model
-  --fp8-recipe R        FP8 training: tensorwise | rowwise | rowwise_gw_hp | mxfp8 | te_delayed | te_current | blockwise
-  --json                print the answer as JSON (docs/answer.md: the estimate, verdict, cards, recipe, what
-                        fits, charts, planner, matrix): the page's and the widget's answer
-  --ladder | --intents | --search TEXT   JSON: the llama.cpp quant ladder for --gpu (full / partial -ngl N /
-                        too large), the page's four entry points, or catalog models as the page finds them
-  --bake                print the page's first view as one line of JSON (the estimate of the job and of
-                        its counterpart in the other mode), for the build to write into the page
-
-Cluster planner (throughput, interconnect, time and cost; any of these turns it on):
-  --gpu ID              accelerator (see --list-gpus)                 [h100]
-  --fabric ID           network between nodes                         [ib-ndr]
-  --cluster PATH        cluster fields from a JSON file (flags override)
-  --cluster-FIELD V     any cluster field, e.g. --cluster-tokens 1e12 --cluster-price-per-gpu-hour 2
-                        --cluster-global-batch 1024 --cluster-concurrency 8 --cluster-fp8 tensorwise
-                        --cluster-schedule zbv --cluster-attention fa3 --cluster-node-limit 4
-                        --cluster-compute-efficiency 0.4 (the single override of the per-op rates)
-  --plan                run the planner with the defaults
-  --list-gpus           list the accelerators and fabrics and exit
-  The job's --gpus/--tp/--pp/--zero set the layout to time; without them it is recommended.
-)";
 
 // Reads at most kMaxJsonBytes: a huge file or /dev/zero gives the size
 // error after 8 MB instead of running out of memory.
@@ -242,7 +147,12 @@ int run(int argc, char** argv) {
     job_fields.update(job_from_text(job_flags, TextSource::Flag));  // flags override the --job file's fields
     // --gpu alone asks the planner, unless the job names a serving engine or a question.
     const bool planner_named = plan;  // --plan or a cluster flag: the planner's own error is the command's
-    if (gpu_given && question.empty() && !job_fields.contains("engine")) plan = true;
+    // A post-training job (mode grpo, dpo, ...) or several jobs on one machine answer their own question.
+    PostMode post_mode = PostMode::None;
+    if (job_fields.contains("mode") && job_fields["mode"].is_string()) post_mode_named(job_fields["mode"].get<std::string>(), post_mode);
+    if (gpu_given && question.empty() && !job_fields.contains("engine") && post_mode == PostMode::None &&
+        !job_fields.contains("machine_jobs"))
+        plan = true;
     json cluster_given = cluster_from_text(cluster_flags, TextSource::Flag);
     if (!plan) cluster_given.erase("gpu");
 
@@ -300,8 +210,16 @@ int run(int argc, char** argv) {
         config = entry.config;
         model_name = entry.name;
         name = entry.name + (entry.hf_id.empty() ? "" : " (" + entry.hf_id + ")");
+        // The text report's command names the model by its Hub id (a GGUF file named after it for llama.cpp /
+        // Ollama); --json answers as the page does, which gives model_id itself.
+        if (!as_json && !bake && !job_fields.contains("model_id")) job_fields["model_id"] = entry.hf_id.empty() ? entry.id : entry.hf_id;
     }
 
+    // Job fields that name other models (speculative_model, machine_jobs) find them in the catalog.
+    if (job_fields.contains("speculative_model") || job_fields.contains("machine_jobs")) {
+        const json answer = json::parse(use_catalog(read_file(models_path, "models.json")));
+        if (!answer.value("ok", false)) throw InputError("models.json", answer["error"].value("message", "not a catalog"));
+    }
     Model model = prepare_model(parse_config(config));
     if (!checkpoint_path.empty()) attach_checkpoint(model, read_checkpoint(read_checkpoint_header(checkpoint_path)));
     const Job job = parse_job(job_fields);
@@ -342,8 +260,13 @@ int run(int argc, char** argv) {
     if (!intent.empty()) asked["intent"] = intent;
     if (!fp8_recipe.empty()) asked["fp8"] = fp8_recipe;
     if (!as_json) {
-        std::cout << answer_text(model, asked.dump(), name, planner_named ? Planner::Named : plan ? Planner::Shown : Planner::None);
-        return 0;
+        // The planner asked for by name that cannot answer: the memory estimate still prints, then its error.
+        std::string planner_error;
+        std::cout << answer_text(model, asked.dump(), name, planner_named ? Planner::Named : plan ? Planner::Shown : Planner::None,
+                                 &planner_error);
+        if (planner_error.empty()) return 0;
+        std::cerr << "vramcalc: error: " << planner_error << "\n";
+        return 2;
     }
     const json answer = json::parse(answer_for(model, asked.dump()));
     if (!answer.value("ok", false)) {

@@ -13,12 +13,22 @@ Training cases also record each step's GPU wall time (CUDA events) and, with MEA
 the last step's CUDA kernel time by kind (GEMM, attention, optimizer, loss, other) from
 torch.profiler: a real step's per-op split, for checking the cluster planner's roofline.
 
-usage: [MEASURE_STEPS=3] [MEASURE_PROFILE=1] scripts/measure_gpu.py OUT.json [case-id ...]"""
+With --speed it measures the cluster planner's mechanisms instead (scripts/measure_speed.py): sustained against
+burst GEMMs at Llama shapes, FlashAttention forward and backward, a Llama block's training step against the sum of
+its kernels, and decode steps at batch 1-64 with and without CUDA graphs. --dry-run prints what --speed would run
+(no torch or GPU needed); --cpu runs the speed probes at toy sizes on the CPU to check them.
+
+usage: [MEASURE_STEPS=3] [MEASURE_PROFILE=1] scripts/measure_gpu.py OUT.json [case-id ...]
+       scripts/measure_gpu.py --speed [--dry-run | --cpu] [--window SECONDS] [--probes gemm,attention,block,decode] OUT.json"""
 import gc, json, os, platform, sys, time
 
-import torch
+try:
+    import torch
+except ImportError:  # --speed --dry-run needs neither torch nor a GPU
+    torch = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 CATALOG = {m["id"]: m for m in json.load(open(os.path.join(HERE, "..", "models.json")))["models"]}
 DEADLINE = time.time() + float(os.environ.get("MEASURE_SECONDS", "420"))
 GiB = 2**30
@@ -209,7 +219,46 @@ def run_generate(case_id, model_id, recipe, s):
     return r
 
 
+def speed(argv):
+    import argparse
+    import measure_speed
+    ap = argparse.ArgumentParser(prog="measure_gpu.py --speed", description="the cluster planner's mechanisms on one GPU")
+    ap.add_argument("out", help="JSON file the figures are written to")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan; no torch, no GPU")
+    ap.add_argument("--cpu", action="store_true", help="run every probe at toy sizes on the CPU")
+    ap.add_argument("--window", type=float, default=10.0, help="seconds each GEMM is held for its sustained rate")
+    ap.add_argument("--probes", default="gemm,attention,block,decode")
+    ap.add_argument("--decode-model", default="llama-3.1-8b", help="a catalog id (models.json)")
+    args = ap.parse_args(argv)
+    probes = [p for p in args.probes.split(",") if p]
+    unknown = [p for p in probes if p not in ("gemm", "attention", "block", "decode")]
+    if unknown or not args.window > 0 or args.decode_model not in CATALOG:
+        ap.error(f"unknown probe {unknown[0]}" if unknown else "--window must be above 0" if not args.window > 0
+                 else f"--decode-model: no catalog model {args.decode_model!r}")
+    if args.dry_run:
+        plan = {"probes": probes, "window_s": args.window, "decode_model": args.decode_model, **measure_speed.plan()}
+        with open(args.out, "w") as f:
+            json.dump(plan, f, indent=1)
+        print(json.dumps(plan)[:1500])
+        return 0
+    if torch is None:
+        sys.exit("measure_gpu.py --speed: needs torch (and transformers for the block and decode probes)")
+    if not args.cpu and not torch.cuda.is_available():
+        sys.exit("measure_gpu.py --speed: no CUDA GPU; --cpu checks the probes on the CPU, --dry-run prints the plan")
+    import transformers
+    versions = {"torch": torch.__version__, "cuda": torch.version.cuda, "transformers": transformers.__version__,
+                "python": platform.python_version(),
+                "gpu": torch.cuda.get_device_name(0) if not args.cpu else "cpu"}
+    measure_speed.run(args.out, CATALOG, versions, cpu=args.cpu, window_s=args.window, probes=probes,
+                      decode_model=args.decode_model)
+    return 0
+
+
 def main():
+    if "--speed" in sys.argv[1:]:
+        sys.exit(speed([a for a in sys.argv[1:] if a != "--speed"]))
+    if len(sys.argv) < 2 or torch is None:
+        sys.exit(__doc__ if len(sys.argv) < 2 else "measure_gpu.py: needs torch, transformers and a CUDA GPU")
     out_path = sys.argv[1]
     wanted = set(sys.argv[2:])
     import transformers

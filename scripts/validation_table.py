@@ -66,7 +66,8 @@ trows = rows_of("throughput.json")
 tprinted = printed_errors(sys.argv[1], "published throughput", "-s")
 
 UNITS = {"tokens_per_s_per_gpu": ("tok/s/GPU", 1), "mfu": ("MFU", 1), "gpu_hours_per_trillion_tokens": ("K GPU-h per T tokens", 1e-3),
-         "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1)}
+         "decode_tokens_per_s": ("tok/s", 1), "decode_tokens_per_s_replica": ("tok/s", 1), "decode_bound_tokens_per_s": ("tok/s", 1),
+         "tpot_s": ("ms/token", 1e3), "batch_latency_s": ("s", 1)}
 
 def tfmt(q, x):
     unit, scale = UNITS[q]
@@ -76,7 +77,7 @@ def tfmt(q, x):
     text = f"{v:,.0f}" if v >= 1000 else f"{v:.4g}"
     return f"{text} {unit}", text
 
-tl = ["| row | what | measured | vramcalc | error | tolerance |", "|---|---|---:|---:|---:|---:|"]
+tl = ["| row | what | source (left out together) | measured | vramcalc | error | tolerance |", "|---|---|---|---:|---:|---:|---:|"]
 reasons, order = {}, []
 for r in trows:
     ours, err = tprinted[r["id"]]
@@ -87,7 +88,8 @@ for r in trows:
         tol = "bound: ≥"
     else:
         tol = f"±{100 * r['tolerance']:.0f} %" + (" (known miss)" if "known_miss" in r else "")
-    tl.append(f"| {r['id']} | {r['what']} | {measured} | {mine} | {sign}{abs(err):.1f} % | {tol} |")
+    split = "bound" if r.get("kind") == "bound" else "held out" if r.get("split") == "holdout" else "cross-validated"
+    tl.append(f"| {r['id']} | {r['what']} | {r['source_group']} ({split}) | {measured} | {mine} | {sign}{abs(err):.1f} % | {tol} |")
     if "known_miss" in r:
         if r["known_miss"] not in reasons:
             reasons[r["known_miss"]] = []

@@ -34,5 +34,20 @@ expect "tokens nonsense" 2 "^vramcalc: error: cluster.tokens: must be a number o
 # With a GPU the text answer leads with the verdict for it, then the planner's report.
 expect "planner verdict" 0 "^✗ does not fit your 8 × H100 80GB" -- --mode train --model llama-3.1-70b --gpus 8 --gpu h100
 
+# Issue 37 M1: Apple parts have no scale-up link; MoE training over 2 of them answers, with the verdict first.
+expect "apple moe train" 0 "^  Step: [0-9.]+ s" -- --model mixtral-8x7b --mode train --gpus 2 --gpu m4-max-128
+expect "apple moe verdict" 0 "needs [0-9.]+ GB on each" -- --model mixtral-8x7b --mode train --gpus 2 --gpu m4-max-128
+# When the planner cannot answer, the memory estimate still prints, then the planner's error (exit 2).
+expect "estimate on planner error" 2 "^  Total +[0-9.]+" -- --model llama-3.1-8b --mode train --gpus 12 --gpu h100 --cluster-layout '{"tp":8}'
+expect "planner error after estimate" 2 "^vramcalc: error: cluster.layout: tp × pp × cp = 8 must divide" -- --model llama-3.1-8b --mode train --gpus 12 --gpu h100 --cluster-layout '{"tp":8}'
+# Issue 37 L9: whole tokens, at least one; thousands grouped and a trailing "tokens" are read.
+expect "tokens half" 2 "^vramcalc: error: cluster.tokens: must be between 1 token" -- --mode train --gpus 8 --gpu h100 --cluster-tokens 0.5
+expect "tokens underflow" 2 "^vramcalc: error: cluster.tokens: must be between 1 token" -- --mode train --gpus 8 --gpu h100 --cluster-tokens 1e-400T
+expect "tokens grouped" 0 '"tokens": 1000,' -- --mode train --gpus 8 --gpu h100 --cluster-tokens 1,000 --json
+expect "one token" 0 "Budget: 1 token in" -- --mode train --gpus 8 --gpu h100 --cluster-tokens 1
+# Issue 34: every planner figure carries its cross-validated range.
+expect "ranges" 0 "Budget: 1.00 T tokens in [0-9.]+ days \([0-9.]+–[0-9.]+\)" -- --model llama-3.1-70b --mode train --seq 4096 --checkpointing full --gpus 256 --gpu h100 --cluster-tokens 1T --cluster-price-per-gpu-hour 2.5
+expect "serve ranges" 0 "Decode: [0-9.]+ tok/s per sequence \([0-9.]+–[0-9.]+\)" -- --model llama-3-8b --engine vllm --gpu h100 --plan
+
 echo "cli cluster tests: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -38,6 +38,16 @@ expect "unknown architecture" 2 "error: config\.model_type: unknown architecture
 expect "missing file" 2 "error: config: cannot read file" -- --config /nonexistent.json
 expect "missing value" 2 "error: job\.gpus: missing value" -- --gpus
 expect "unknown flag" 2 "error: job\.colour: unknown field" -- --colour red
+# Issue 36: post-training, speculative decoding and several models on one GPU (docs/posttrain.md, docs/serving.md).
+expect "grpo phases" 0 "Generation \(the rollout\) +[0-9.]+$" -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100
+expect "grpo json" 0 '"peak_phase": "loss_backward"' -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100 --json
+expect "grpo num_generations" 2 "^vramcalc: error: job\.num_generations: must divide the global batch of 6 completions" -- --model qwen2.5-7b --mode grpo --batch 3 --gpus 2
+expect "vllm share above 1" 2 "^vramcalc: error: job\.vllm_gpu_memory_utilization: is vLLM's share of the whole GPU" -- --model qwen2.5-7b --mode grpo --use-vllm true --vllm-gpu-memory-utilization 1.2
+expect "grpo inverse" 0 '"question": "max_completion_length"' -- --model qwen2.5-7b --mode grpo --policy lora --use-vllm true --gpu h100 --solve max_completion_length
+expect "mtp" 0 '"method": "mtp"' -- --model deepseek-v3 --engine vllm --gpus 8 --gpu h200 --speculative-method mtp --json
+expect "draft vocabulary" 2 "^vramcalc: error: job\.speculative_model: the draft's vocabulary \(151936 tokens\) is not the target's \(128256\)" -- --model llama-3.1-8b --engine vllm --gpu h100 --speculative-model qwen2.5-0.5b
+expect "machine jobs" 0 "^✓ 2 jobs fit your H100 80GB" -- --model llama-3.1-8b --engine vllm --gpu h100 --gpu-memory-utilization 0.6 --machine-jobs '[{"model":"qwen3-0.6b","engine":"vllm","gpu_memory_utilization":0.3}]'
+expect "machine shares" 2 "^vramcalc: error: job\.machine_jobs\[0\]\.gpu_memory_utilization: the engines' shares of this GPU add up to 1\.2" -- --model llama-3.1-8b --engine vllm --gpu h100 --machine-jobs '[{"model":"qwen3-0.6b","engine":"vllm","gpu_memory_utilization":0.3}]'
 expect "stray argument" 2 "error: arguments: unexpected 'llama'" -- llama
 expect "bad layout" 2 "error: job\.gpus: must be a multiple of tp" -- --gpus 6 --tp 4
 expect "quantized training" 2 "error: job\.dtype: full training needs" -- --mode train --dtype int4
@@ -127,6 +137,27 @@ for case in table['twice']:
         print(f"  text-values: {case['fields']}: exit {rc}, {err!r}")
 sys.exit(1 if bad else 0)
 PY
+
+# Your machine (issue 32): both pools, the speed, the command; bad machine input names its field.
+expect "ram flag: both pools" 0 "system RAM [0-9.]+ GB of 64\.00 GB" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "fit: experts of the first 24 layers" 0 "^--fit|--fit: context 131,072 → 4,096; the routed experts of the first 24 of 36 layers in RAM" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "printed command" 0 "^  llama-server -m gpt-oss-120b-MXFP4\.gguf -c 4096 -ngl 37 --n-cpu-moe 24 -fa on -ctk f16 -ctv f16$" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "printed command, quoted" 0 "^  llama-server -m 'my model;rm -rf x\.gguf' " -- --model gpt-oss-20b --engine llamacpp --gpu rtx4090 --model-file "my model;rm -rf x.gguf"
+expect "speed with its range" 0 "Speed: decode [0-9.]+ tokens/s \([0-9.]+ – [0-9.]+\)" -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64
+expect "json local object" 0 '"decode_text": "[0-9.]+ tokens/s' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64 --json
+expect "solve n_cpu_moe" 0 '"answer": 24,' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --solve n_cpu_moe
+expect "cpu only" 0 "^✓ fits: no GPU, system RAM" -- --model qwen3-30b-a3b --dtype q4_k_m --engine llamacpp --gpu cpu --ram-gb 32 --seq 4096
+expect "a Mac: one memory" 0 "^✓ fits: GPU share .*unified memory" -- --model gpt-oss-120b --engine llamacpp --gpu m3-max-128
+expect "ollama refusal" 0 "Ollama refuses: model requires more system memory \([0-9.]+ GiB\) than is available \(14\.9 GiB\)" -- --model llama-3.1-70b --engine ollama --ollama-version 0.12.0 --dtype q4_k_m --gpu rtx4090 --ram-gb 16
+expect "ollama env and modelfile" 0 "PARAMETER num_ctx 32768" -- --model qwen3-30b-a3b --engine ollama --dtype q4_k_m --gpu rtx4090
+expect "mlx command" 0 "^  mlx_lm\.server --model Qwen/Qwen3-4B$" -- --model qwen3-4b --engine mlx --dtype int4 --gpu m3-pro-18
+expect "ram zero" 2 "^vramcalc: error: job\.ram_gb: must be more than 0 and at most 100,000 GB \(100 TB\), got 0$" -- --engine llamacpp --ram-gb 0
+expect "ram too large" 2 "^vramcalc: error: job\.ram_gb: must be more than 0" -- --engine llamacpp --ram-gb 200000
+expect "ram negative" 2 "^vramcalc: error: job\.ram_gb:" -- --engine llamacpp --ram-gb -8
+expect "n-cpu-moe on a dense model" 2 "^vramcalc: error: job\.n_cpu_moe: moves the routed experts of mixture-of-experts layers to RAM; this model is dense" -- --engine llamacpp --n-cpu-moe 4
+expect "n-cpu-moe above the layers" 2 "^vramcalc: error: job\.n_cpu_moe: must be at most the model's 48 layers, got 49$" -- --model qwen3-30b-a3b --engine llamacpp --n-cpu-moe 49
+expect "mlx off a Mac" 2 "^vramcalc: error: job\.engine: MLX runs on Apple silicon; rtx4090 is not a Mac$" -- --engine mlx --gpu rtx4090
+expect "version of another engine" 2 "^vramcalc: error: job\.ollama_version: applies to engine ollama$" -- --engine llamacpp --ollama-version 0.12.0
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

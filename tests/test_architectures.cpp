@@ -316,13 +316,16 @@ TEST_CASE("Falcon-H1 7B: attention and a Mamba-2 mixer side by side in all 44 la
 
 TEST_CASE("ERNIE 4.5 21B-A3B and Hunyuan-A13B: their own MoE keys, not the approximate path") {
     // ERNIE: layer 0 dense, layers 1-27 MoE (moe_layer_start_index 1): 64 experts of 1536, top-6,
-    // 2 shared experts as one MLP of 2·1536, tied embeddings. Hand sum, tensor by tensor:
+    // 2 shared experts as one MLP of 2·1536, the router's e_score_correction_bias (moe_statics,
+    // 1 × 64), tied embeddings. Hand sum, tensor by tensor:
     const double attn = 2 * 2560.0 * 2560 + 2 * 2560.0 * 512;
-    const double moe = 64 * 3 * 2560.0 * 1536 + 3 * 2560.0 * 3072 + 2560.0 * 64;
+    const double moe = 64 * 3 * 2560.0 * 1536 + 3 * 2560.0 * 3072 + 2560.0 * 64 + 64;
     const double ernie = 103424.0 * 2560 + 28 * attn + 3 * 2560.0 * 12288 + 27 * moe + 28 * 2 * 2560.0 + 2560;
     const ModelConfig e = config_of("ernie-4.5-21b-a3b.config.json");
     CHECK_FALSE(e.approximate);
-    CHECK(count_params(e).total == ernie);  // 21.83 B; Baidu names it "21B" (ERNIE 4.5 model card)
+    CHECK(count_params(e).total == ernie);  // Baidu names it "21B" (ERNIE 4.5 model card)
+    // Hub safetensors metadata for baidu/ERNIE-4.5-21B-A3B-Thinking: 21,825,437,888, exactly.
+    CHECK(count_params(e).total == 21'825'437'888.0);
     CHECK(e.dense_layers == 1);
     // Hunyuan-A13B model card (tencent/Hunyuan-A13B-Instruct): 80B total, 13B active.
     const ModelConfig h = config_of("hunyuan-a13b.config.json");

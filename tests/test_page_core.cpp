@@ -80,7 +80,9 @@ TEST_CASE("catalog: each entry's quantization_config is its Hub config's (tests/
         CHECK(find_model(test::models(), id).config["quantization_config"] == fixture["quantization_config"]);
     }
     CHECK(with_fixture == std::set<std::string>{"deepseek-v3", "deepseek-r1", "deepseek-r1-0528", "deepseek-v3.1", "kimi-k2",
-                                                 "gpt-oss-20b", "gpt-oss-120b"});
+                                                 "gpt-oss-20b", "gpt-oss-120b", "deepseek-v3-0324", "deepseek-v3.2-exp",
+                                                 "deepseek-v3.2", "kimi-k2-0905", "minimax-m2", "minimax-m2.1",
+                                                 "minimax-m2.5"});
     for (const ModelEntry& e : test::models())
         if (!with_fixture.count(e.id)) {
             const json& c = e.config.contains("text_config") ? e.config["text_config"] : e.config;

@@ -20,7 +20,8 @@ TEST_CASE("llama.cpp splits Mistral 7B BF16 over 2 × RTX 3060 by layers: about 
     // + its norm = 262,160,384; token_embd 262,144,000 stays in host memory.
     // -sm layer with equal free memory: split points [0.5, 1] (float); layer il on GPU 0 while il / 33 < 0.5,
     // i.e. layers 0-16 (17); GPU 1 takes 17-31 (15) and the output at 32 / 33 (llama-model.cpp load_tensors).
-    const json job = {{"engine", "llamacpp"}, {"gpu", "rtx3060"}, {"gpus", 2}};
+    // llama.cpp before -fa auto and --fit (2024-11): n_ctx 4096, no flash attention, as derived below.
+    const json job = {{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"gpu", "rtx3060"}, {"gpus", 2}};
     const Estimate e = run("mistral-7b", job);
     REQUIRE(e.serving.devices.size() == 2);
     const DeviceShare &a = e.serving.devices[0], &b = e.serving.devices[1];
@@ -49,17 +50,18 @@ TEST_CASE("llama.cpp splits Mistral 7B BF16 over 2 × RTX 3060 by layers: about 
     CHECK(text.find("checkpointing") == std::string::npos);
     CHECK(text.find("17 + 15+out layers") != std::string::npos);
     // The fewest-GPUs answer agrees with the table.
-    const Answer g = solve(test::model("mistral-7b"), parse_job({{"engine", "llamacpp"}, {"gpu", "rtx3060"}}), Question::MinGpus);
+    const Answer g = solve(test::model("mistral-7b"), parse_job({{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"gpu", "rtx3060"}}),
+                           Question::MinGpus);
     CHECK(g.value == 2);
 }
 
 TEST_CASE("llama.cpp -ts, -sm row and -sm none; Ollama keeps a model that fits on one GPU") {
     // -ts 3,1: split point 0.75; il / 33 < 0.75 up to il = 24: 25 layers on GPU 0, 7 and the output on GPU 1.
-    const Estimate ts = run("mistral-7b", {{"engine", "llamacpp"}, {"gpu", "rtx4090"}, {"gpus", 2}, {"tensor_split", "3,1"}});
+    const Estimate ts = run("mistral-7b", {{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"gpu", "rtx4090"}, {"gpus", 2}, {"tensor_split", "3,1"}});
     CHECK(ts.serving.devices[0].layers == 25);
     CHECK(ts.serving.devices[1].layers == 7);
     // -sm row: each layer's matrices half on each GPU, the output on the last; the KV stays with the layers.
-    const Estimate row = run("mistral-7b", {{"engine", "llamacpp"}, {"gpu", "rtx4090"}, {"gpus", 2}, {"split_mode", "row"}});
+    const Estimate row = run("mistral-7b", {{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"gpu", "rtx4090"}, {"gpus", 2}, {"split_mode", "row"}});
     CHECK(row.serving.devices[0].weights == doctest::Approx(32 * 436'240'384.0 / 2));
     CHECK(row.serving.devices[1].weights == doctest::Approx(32 * 436'240'384.0 / 2 + 262'160'384.0));
     CHECK(row.serving.devices[0].kv == 17 * 16'777'216.0);
@@ -68,7 +70,7 @@ TEST_CASE("llama.cpp -ts, -sm row and -sm none; Ollama keeps a model that fits o
     CHECK_THROWS_AS(run("mistral-7b", {{"engine", "llamacpp"}, {"gpus", 2}, {"tp", 2}}), InputError);
     // Ollama (server/sched.go): a 15.5 GB model on two 24 GB cards stays on one; OLLAMA_SCHED_SPREAD spreads it;
     // on two 12 GB cards it needs both.
-    const json ollama = {{"engine", "ollama"}, {"gpu", "rtx4090"}, {"gpus", 2}};
+    const json ollama = {{"engine", "ollama"}, {"ollama_version", "0.12.0"}, {"gpu", "rtx4090"}, {"gpus", 2}};
     const Estimate one = run("mistral-7b", ollama);
     REQUIRE(one.serving.devices.size() == 1);
     CHECK(one.serving.devices[0].layers == 32);

@@ -37,7 +37,8 @@ TEST_CASE("verdict: QLoRA Llama 3.1 8B fits an RTX 4090, with its headroom") {
 TEST_CASE("verdict: tight under 10 % headroom, and the needs clause is the GPU table's count") {
     SUBCASE("Mistral 7B Q4_K_M at 32k on an RTX 3060: 93 % used") {
         const Estimate e = estimate(test::model("mistral-7b"),
-                                    test::job({{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gpu", "rtx3060"}, {"seq", 32768}}));
+                                    test::job({{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"dtype", "q4_k_m"},
+                                               {"gpu", "rtx3060"}, {"seq", 32768}}));
         CHECK(std::string(e.verdict.status) == "tight");
         CHECK(e.verdict.headroom_share < 0.10);
         CHECK(e.verdict.headroom_share >= 0);
@@ -112,15 +113,19 @@ TEST_CASE("verdict under vLLM: the requests' KV against the pool, in one unit") 
 }
 
 TEST_CASE("llama.cpp: partial offload with the most -ngl that fits") {
+    // llama.cpp before --fit (2024-11) asked for every layer runs out of memory: the answer is the most -ngl that
+    // fits, as the command then says; the newest llama.cpp's --fit reaches the same -ngl for a dense model.
     const Model m = test::model("llama-3-70b");
-    const Job job = test::job({{"engine", "llamacpp"}, {"dtype", "q4_k_m"}, {"gpu", "rtx3060"}});
+    const Job job = test::job({{"engine", "llamacpp"}, {"llamacpp_version", "2024-11"}, {"dtype", "q4_k_m"}, {"gpu", "rtx3060"}});
     const Estimate e = estimate(m, job);
     CHECK(std::string(e.verdict.status) == "partial");
     const Answer ngl = solve(m, job, Question::MaxGpuLayers);
     REQUIRE(ngl.found);
-    CHECK(e.verdict.gpu_layers == ngl.value);
+    CHECK(e.gpu_layers == ngl.value);
     CHECK(e.verdict.used_bytes == ngl.total_at);
+    CHECK(e.local.gpu.need_bytes == ngl.total_at);
     CHECK(e.verdict.text.find("-ngl " + std::to_string(ngl.value) + " of 80 layers") != std::string::npos);
+    CHECK(e.command.text.find(" -ngl " + std::to_string(ngl.value) + " ") != std::string::npos);
 }
 
 TEST_CASE("training views: 16 bytes of model state per parameter, split as the classic explanation counts it") {

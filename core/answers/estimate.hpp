@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "answers/machine.hpp"
 #include "job/layout.hpp"
+#include "local/local.hpp"
 #include "job/plan.hpp"
 #include "memory/activations.hpp"
 #include "memory/terms.hpp"
+#include "posttrain/posttrain.hpp"
 #include "serving/serving_info.hpp"
 
 namespace vramcalc {
@@ -100,6 +103,16 @@ struct Verdict {
     Recommendation recommendation;
 };
 
+// A post-training job's largest completion length and most completions per prompt on the user's
+// GPU (core/answers/inverse.cpp, questions max_completion_length and max_num_generations).
+struct PostLimit {
+    const char* question = "";
+    bool found = false;
+    int64_t value = 0;
+    double total_at = 0;
+    std::string text, answer_label;
+};
+
 struct Estimate {
     ParamCounts params;
     double trainable_params = 0;
@@ -123,6 +136,13 @@ struct Estimate {
     Verdict verdict;                     // the user's GPUs (explain only)
     std::vector<TrainingView> training_views;  // classic count and the peak (training, explain only)
     ServingView serving_view;            // the requests' KV against the pool (inference, explain only)
+    LocalAnswer local;                   // llama.cpp / Ollama / MLX: both pools, the speed (explain only)
+    LaunchCommand command;               // the line that runs this layout (local runtimes, vLLM, SGLang; explain only)
+    int64_t context = 0;                 // the context the runtime allocates (llama.cpp -c 0 / --fit, Ollama's tier)
+    int64_t n_cpu_moe = 0, gpu_layers = -1;  // llama.cpp: as run (--fit may choose them)
+    PostTrainInfo post;                  // a post-training job's persistent part, phases and rollout (core/posttrain/)
+    std::vector<PostLimit> post_limits;  // its inverse answers on the user's GPU (explain only)
+    MachineAnswer machine;               // the jobs sharing its GPU (job.machine_jobs; explain only)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

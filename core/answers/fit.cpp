@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "serving/serving.hpp"
 #include "step/timeline.hpp"
 
@@ -108,6 +109,9 @@ Step step_on_device(const Plan& p, const Gpu* gpu, double capacity, const Layout
 }
 
 bool holds(const Plan& p, const Step& s, double capacity) {
+    // A post-training step also needs its rollout engine to start (vLLM's pool holds one request of
+    // its context) and, in server mode, the server's own GPUs to hold it (core/posttrain/rollout.cpp).
+    if (s.post.active && (!s.post.rollout.starts || !s.post.rollout.server_fits)) return false;
     return trains(p.job) ? s.breakdown.total() <= capacity : s.serving.device > 0 ? s.serving.fits : s.breakdown.total() <= capacity;
 }
 
@@ -122,7 +126,8 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
     Layout l;
     auto fits_on = [&](const GpuFit& f, const Layout& at) {
         const size_t row = static_cast<size_t>(&f - fits.data());
-        return step_on_device(p, row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr, f.capacity_bytes, at).serving.fits;
+        return holds(p, step_on_device(p, row < gpu_catalog().size() ? &gpu_catalog()[row] : nullptr, f.capacity_bytes, at),
+                     f.capacity_bytes);
     };
     auto fits_at = [&](const GpuFit& f, int64_t n) { return fit_layout(p, chosen, n, l) && fits_on(f, l); };
     std::vector<GpuFit*> open;
@@ -145,7 +150,30 @@ std::vector<GpuFit> fit_gpus_by_engine(const Plan& p, const Layout& chosen, std:
 
 }  // namespace
 
+namespace {
+
+// A Mac or a Strix Halo is one machine with one memory: no count of them shards a model (there is no
+// GPU interconnect between them; issue 32: "ZeRO-3 across MacBooks"). Only the first counts.
+std::vector<GpuFit> one_per_machine(std::vector<GpuFit> fits) {
+    const auto& catalog = gpu_catalog();
+    for (size_t i = 0; i < fits.size() && i < catalog.size(); ++i) {
+        const UnifiedMachine* u = fits[i].custom ? nullptr : unified_machine(&catalog[i]);
+        if (u && u->kind != UnifiedKind::Gb10 && fits[i].gpus_needed > 1) fits[i].gpus_needed = 0;
+    }
+    return fits;
+}
+
+std::vector<GpuFit> fit_gpus_any(const Plan& p, const Layout& chosen, double per_gpu_total);
+
+}  // namespace
+
 std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu_total) {
+    return one_per_machine(fit_gpus_any(p, chosen, per_gpu_total));
+}
+
+namespace {
+
+std::vector<GpuFit> fit_gpus_any(const Plan& p, const Layout& chosen, double per_gpu_total) {
     std::vector<GpuFit> fits;
     for (const Gpu& g : gpu_catalog()) fits.push_back({g.id, g.name, gpu_bytes(g), per_gpu_total <= gpu_bytes(g), 0});
     // The user's own GPU (job.device_gib, GiB as marketed like the catalog's), answered like any other.
@@ -154,7 +182,9 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
         fits.push_back({"custom", "Your GPU", bytes, per_gpu_total <= bytes, 0, true});
     }
     // Engines with their own test of a GPU (vLLM and SGLang pools, llama.cpp / Ollama's fullest GPU of a split).
-    if (engine_budgets_device(p.job) || llama_cpp_like(p.job)) return fit_gpus_by_engine(p, chosen, std::move(fits));
+    // So do post-training jobs whose colocated vLLM takes a share of the GPU it runs on.
+    if (engine_budgets_device(p.job) || llama_cpp_like(p.job) || rollout_sized_by_device(p.job.post))
+        return fit_gpus_by_engine(p, chosen, std::move(fits));
     LayoutSearch search(p, chosen);
     FitAt at;
     auto total_at = [&](int64_t n, double& total) {
@@ -220,5 +250,7 @@ std::vector<GpuFit> fit_gpus(const Plan& p, const Layout& chosen, double per_gpu
     }
     return fits;
 }
+
+}  // namespace
 
 }  // namespace vramcalc

@@ -5,6 +5,7 @@
 
 #include "text/errors.hpp"
 #include "answers/fit.hpp"
+#include "local/local.hpp"
 #include "serving/gguf.hpp"
 #include "serving/serving.hpp"
 #include "step/timeline.hpp"
@@ -19,7 +20,9 @@ struct QName {
 };
 const QName kQuestions[] = {{"max_context", Question::MaxContext},   {"max_batch", Question::MaxBatch},
                             {"best_format", Question::BestFormat},   {"min_gpus", Question::MinGpus},
-                            {"max_gpu_layers", Question::MaxGpuLayers}};
+                            {"max_gpu_layers", Question::MaxGpuLayers}, {"n_cpu_moe", Question::NCpuMoe},
+                            {"max_completion_length", Question::MaxCompletionLength},
+                            {"max_num_generations", Question::MaxGenerations}};
 
 constexpr int64_t kMaxContext = 100'000'000, kMaxBatch = 1'000'000, kMaxGpus = kMinGpusLimit;
 
@@ -77,17 +80,27 @@ const char* question_name(Question q) {
     return "?";
 }
 
+// The questions every job is asked on the page (options_json's "questions"). n_cpu_moe is asked only of
+// mixture-of-experts models under llama.cpp, and a post-training job's (issue 36) only of such jobs: both
+// are accepted by parse_question but not listed here.
 std::vector<const char*> question_names() {
     std::vector<const char*> n;
-    for (const auto& q : kQuestions) n.push_back(q.name);
+    for (const auto& q : kQuestions)
+        if (q.q != Question::NCpuMoe && q.q != Question::MaxCompletionLength && q.q != Question::MaxGenerations) n.push_back(q.name);
     return n;
+}
+
+std::vector<const char*> posttrain_question_names() {
+    return {question_name(Question::MaxCompletionLength), question_name(Question::MaxGenerations)};
 }
 
 bool fits_device(const Model& model, const Job& job, double* total, ServingInfo* serving) {
     const Step s = run_step(make_plan(model, job), resolve_layout(model.config, job), false);
     if (total) *total = s.breakdown.total();
     if (serving) *serving = s.serving;
-    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU.
+    // Inference: the engine's own test (vLLM / SGLang pools); training: the step's peak on the GPU;
+    // post-training: also its rollout engine starting (core/posttrain/rollout.cpp).
+    if (s.post.active && (!s.post.rollout.starts || !s.post.rollout.server_fits)) return false;
     return trains(job) ? s.breakdown.total() <= device_bytes(job) : s.serving.fits;
 }
 
@@ -96,6 +109,11 @@ Answer solve(const Model& m, const Job& job, Question q) {
     if (trains(job) && q == Question::BestFormat)
         throw InputError("job.mode", "the largest weight format is an inference question (fine-tuning's format follows "
                                      "the mode: QLoRA trains on NF4 weights)");
+    const bool online = generates(job.post);
+    if ((q == Question::MaxCompletionLength || q == Question::MaxGenerations) && !online)
+        throw InputError("question", std::string(question_name(q)) + " is asked of a post-training job that generates (mode grpo, ppo or rloo)");
+    if (q == Question::MaxContext && online)
+        throw InputError("question", "a job that generates has prompt + completion for its context: ask max_completion_length");
     Answer a;
     a.question = q;
     a.pooled = engine_budgets_device(job);
@@ -234,6 +252,57 @@ Answer solve(const Model& m, const Job& job, Question q) {
             a.next_label = "-ngl " + std::to_string(v + 1);
             break;
         }
+        case Question::NCpuMoe: {
+            // llama.cpp --n-cpu-moe: the fewest layers whose routed experts go to RAM for the GPUs to keep
+            // --fit's margin (fit_target_mib), as --fit would choose (core/local/fit.cpp).
+            if (job.engine != Engine::LlamaCpp) throw InputError("job.engine", "--n-cpu-moe is llama.cpp's; choose engine llamacpp");
+            bool found = false;
+            const int64_t v = smallest_n_cpu_moe(m, job, found, a.total_at, a.total_next);
+            a.found = found;
+            a.value = v;
+            a.next_exists = found && v > 0;
+            a.next = v - 1;
+            a.fits_next = false;
+            a.text = !found ? "does not fit even with every layer's experts in RAM (--cpu-moe): move layers too (max_gpu_layers)"
+                     : v == 0 ? "--n-cpu-moe 0: every expert fits on the GPU"
+                              : "--n-cpu-moe " + std::to_string(v) + ": the routed experts of the first " + std::to_string(v) + " of " +
+                                    std::to_string(m.config.layers) + " layers in RAM";
+            a.answer_label = "--n-cpu-moe " + std::to_string(v);
+            a.next_label = "--n-cpu-moe " + std::to_string(v - 1);
+            break;
+        }
+        case Question::MaxCompletionLength: {
+            auto set = [](Job& j, int64_t v) { j.post.max_completion_length = v; };
+            const int64_t v = largest(1, kMaxContext, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, 1, kMaxContext);
+            a.text = a.found ? "longest completion: " + std::to_string(v) + " tokens after a " + std::to_string(job.post.max_prompt_length) +
+                                   "-token prompt, " + std::to_string(job.post.num_generations) + " per prompt"
+                             : "not even a one-token completion fits";
+            a.answer_label = "max_completion_length " + std::to_string(v);
+            a.next_label = "max_completion_length " + std::to_string(v + 1);
+            break;
+        }
+        case Question::MaxGenerations: {
+            // The same prompts per micro-batch, each with more completions: the micro-batch (and a given
+            // generation batch) grow with num_generations, so each prompt's group stays whole (TRL's rule).
+            const int64_t prompts = std::max<int64_t>(1, job.batch / job.post.num_generations);
+            const int64_t per_gen = job.post.generation_batch_size / job.post.num_generations;
+            auto set = [prompts, per_gen](Job& j, int64_t v) {
+                j.post.num_generations = v;
+                j.batch = prompts * v;
+                if (j.post.generation_batch_size > 0) j.post.generation_batch_size = std::max<int64_t>(1, per_gen) * v;
+            };
+            const int64_t lo = job.post.mode == PostMode::Ppo ? 1 : 2;
+            const int64_t v = largest(lo, kMaxBatch, [&](int64_t x) { return fits_with(m, job, [&](Job& j) { set(j, x); }, &t); });
+            record(set, v, lo, kMaxBatch);
+            a.text = a.found ? "most completions per prompt: " + std::to_string(v) + " (" + std::to_string(prompts) + " prompt" +
+                                   (prompts == 1 ? "" : "s") + " per micro-batch, batch " + std::to_string(prompts * v) + ", " +
+                                   std::to_string(job.post.max_completion_length) + "-token completions)"
+                             : "not even " + std::to_string(lo) + " completions per prompt fit";
+            a.answer_label = "num_generations " + std::to_string(v);
+            a.next_label = "num_generations " + std::to_string(v + 1);
+            break;
+        }
         case Question::BestFormat: {
             const std::vector<FormatId> ladder = format_ladder(job);
             for (FormatId f : ladder) a.candidates.push_back(format(f).name);
@@ -268,6 +337,19 @@ Answer solve(const Model& m, const Job& job, Question q) {
     a.kv_next = next.kv_needed;
     a.pool_next = std::max(0.0, next.kv_pool);
     return a;
+}
+
+std::vector<PostLimit> post_limits(const Model& m, const Job& job) {
+    std::vector<PostLimit> limits;
+    if (!generates(job.post) || (!job.gpu && job.device_gib <= 0)) return limits;
+    for (Question q : {Question::MaxCompletionLength, Question::MaxGenerations}) {
+        const Answer a = solve(m, job, q);
+        PostLimit l;
+        l.question = question_name(q), l.found = a.found, l.value = a.value, l.total_at = a.total_at;
+        l.text = a.text, l.answer_label = a.answer_label;
+        limits.push_back(std::move(l));
+    }
+    return limits;
 }
 
 }  // namespace vramcalc

@@ -13,7 +13,7 @@
 
 namespace vramcalc {
 
-enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers };
+enum class Question { MaxContext, MaxBatch, BestFormat, MinGpus, MaxGpuLayers, NCpuMoe, MaxCompletionLength, MaxGenerations };
 
 struct Answer {
     Question question;
@@ -37,12 +37,17 @@ struct Answer {
 // Throws InputError("question") for an unknown name, InputError("job.gpu") when no GPU is chosen.
 Question parse_question(const std::string& name);
 const char* question_name(Question q);
-std::vector<const char*> question_names();
+std::vector<const char*> question_names();            // every job's
+std::vector<const char*> posttrain_question_names();  // a post-training job's that generates
 
 Answer solve(const Model& model, const Job& job, Question q);
 
 // Formats largest first: GGUF file types for llama.cpp / Ollama, serving formats otherwise.
 std::vector<FormatId> format_ladder(const Job& job);
+
+// A post-training job that generates, on the user's GPU: the longest completion and the most
+// completions per prompt that fit (empty for other jobs or without a GPU).
+std::vector<PostLimit> post_limits(const Model& model, const Job& job);
 
 // Whether `job` fits its chosen GPU (the engine's own test for vLLM / SGLang); `serving`: the engine's
 // figures there (its pool and the KV needed).

@@ -63,7 +63,7 @@ AtCount at_count(const Plan& p, const Layout& chosen, const Gpu* gpu, double cap
     if (!fit_layout(p, chosen, n, l)) return a;
     a.laid_out = true;
     a.layout = layout_label(p.job, l);
-    if (!pooled(p.job) && !llama_cpp_like(p.job)) {
+    if (!pooled(p.job) && !llama_cpp_like(p.job) && !rollout_sized_by_device(p.job.post)) {
         // The GPU table's layout at n (answers/fit.cpp LayoutSearch: an MoE's EP searched), kept per count.
         FitAt f;
         const auto it = totals ? totals->find(n) : decltype(totals->end()){};

@@ -4,6 +4,7 @@
 #include "api/answer.hpp"
 
 #include "api/answer_parts.hpp"
+#include "api/machine_json.hpp"
 #include "api/question.hpp"
 #include "answers/notes.hpp"
 #include "answers/report.hpp"
@@ -60,17 +61,25 @@ std::string gpu_name_of(const Job& job) {
     return job.gpu ? job.gpu->name : "";
 }
 
-void write_machine(JsonWriter& w, const Query& q, const Job& job) {
+// The machine asked about: its GPUs and (issue 32) its system RAM, said once; with several jobs sharing its
+// GPU (machine_jobs, core/answers/machine.cpp), their one verdict as `shared`.
+void write_machine_part(JsonWriter& w, const Job& job, const Estimate& e) {
     const double capacity = device_bytes(job);
+    const Machine& m = job.machine;
     const std::string name = gpu_name_of(job);
-    w.key("machine").begin_object().field("given", capacity > 0).field("gpu", job.device_gib > 0 ? "custom" : job.gpu ? job.gpu->id : "");
+    w.key("machine").begin_object().field("given", capacity > 0 || m.cpu_only).field("gpu", job.device_gib > 0 ? "custom" : job.gpu ? job.gpu->id : "");
     w.field("gpu_name", name).field("gpus", job.gpus).field("capacity_bytes", capacity);
     w.field("capacity_text", capacity > 0 ? capacity_text(capacity) : "");
     w.field("capacity_source", job.device_gib > 0 ? "as given" : job.gpu ? usable_source(*job.gpu) : "");
-    w.field("text", capacity > 0 ? std::to_string(job.gpus) + " × " + name + ", " + capacity_text(capacity) + " usable each"
-                                 : std::string("no GPU chosen"));
+    w.field("cpu_only", m.cpu_only).field("ram_bytes", m.ram_bytes).field("ram_text", m.ram_bytes > 0 ? gb_text(m.ram_bytes) : "");
+    const std::string ram = m.ram_bytes > 0 ? gb_text(m.ram_bytes) + " of system RAM" : "";
+    std::string text = m.cpu_only ? "CPU only" + (ram.empty() ? std::string() : ", " + ram)
+                       : capacity > 0 ? std::to_string(job.gpus) + " × " + name + ", " + capacity_text(capacity) + " usable each" +
+                                            (ram.empty() ? std::string() : "; " + ram)
+                                      : std::string("no GPU chosen");
+    w.field("text", text);
+    if (e.machine.active) write_machine(w.key("shared"), e.machine);  // core/api/machine_json.cpp
     w.end_object();
-    (void)q;
 }
 
 // The GPU's capacity, said once and as the GPU's; under an engine its budget and pool, as the engine's.
@@ -149,14 +158,14 @@ void write_card(JsonWriter& w, const Job& job, const Estimate& e, bool current) 
 }
 
 void write_head(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate& e) {
-    write_estimate(w, model, job, e);
+    write_estimate(w, model, job, e, false);
     w.field("model_name", q.model_name);
     w.field("title", (q.model_name.empty() ? std::string() : q.model_name + " · ") + mode_title(job.mode) +
                          (job.engine != Engine::Custom ? std::string(" on ") + engine_preset(job.engine).label : std::string()));
     w.key("intent");
     if (q.intent) w.begin_object().field("id", q.intent->id).field("label", q.intent->label).field("view", q.intent->view).end_object();
     else w.raw("null");
-    write_machine(w, q, job);
+    write_machine_part(w, job, e);
     write_capacity(w, job, e);
     write_headline(w, job, e);
     write_recipe(w, model, q, job, e);
@@ -211,7 +220,8 @@ std::string answer_for(const Model& model, const std::string& question_json) {
     });
 }
 
-std::string answer_text(const Model& model, const std::string& question_json, const std::string& heading, Planner planner) {
+std::string answer_text(const Model& model, const std::string& question_json, const std::string& heading, Planner planner,
+                        std::string* planner_error) {
     const Query q = read_query(model, parse_json_text(question_json, "question"));
     const Job job = parse_job(q.job);
     const UnitScope units(job.units);
@@ -232,8 +242,9 @@ std::string answer_text(const Model& model, const std::string& question_json, co
     try {
         out += "\n" + format_cluster_report(cluster_answer(model, job, parse_cluster(q.cluster, job)));
     } catch (const InputError& err) {
-        if (planner == Planner::Named) throw;
-        out += std::string("\nPlanner: ") + err.what() + "\n";
+        if (planner == Planner::Named && !planner_error) throw;
+        if (planner == Planner::Named) *planner_error = err.what();
+        else out += std::string("\nPlanner: ") + err.what() + "\n";
     }
     return out;
 }

@@ -29,9 +29,10 @@ std::string answer_request(const std::string& config_json, const std::string& qu
 // The page's path: the model chosen by use_config.
 std::string answer_current(const std::string& question_json);
 // The CLI's text: the verdict and breakdown (answers/report.cpp), the recipe, what the users need under an
-// engine, the assumptions and the planner's report (Shown: its error as a line; Named: its error thrown);
-// throws InputError on a bad question or job.
+// engine, the assumptions and the planner's report (Shown: its error as a line; Named: the text without it,
+// its error in `planner_error`); throws InputError on a bad question or job.
 enum class Planner { None, Shown, Named };
-std::string answer_text(const Model& model, const std::string& question_json, const std::string& heading, Planner planner);
+std::string answer_text(const Model& model, const std::string& question_json, const std::string& heading, Planner planner,
+                        std::string* planner_error = nullptr);
 
 }  // namespace vramcalc

@@ -24,6 +24,9 @@ const char* question_title(Question q) {
         case Question::BestFormat: return "Largest weight format";
         case Question::MinGpus: return "Fewest GPUs";
         case Question::MaxGpuLayers: return "Most layers on the GPU (-ngl)";
+        case Question::NCpuMoe: return "Fewest layers' experts in RAM (--n-cpu-moe)";
+        case Question::MaxCompletionLength: return "Longest completion";
+        case Question::MaxGenerations: return "Most completions per prompt";
     }
     return "";
 }
@@ -94,7 +97,15 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
     w.field("text", chosen == "yours" ? "On your " + where + ", with the rest of the job as set."
                                       : "No GPU chosen: on the recommended " + where + ", with the rest of the job as set.");
     w.key("rows").begin_array();
-    for (const char* name_q : question_names()) {
+    // Every job's questions; a post-training job that generates asks its completions instead of a context
+    // (issue 36), and an MoE under llama.cpp how many layers' experts go to RAM (issue 32, --n-cpu-moe).
+    std::vector<const char*> questions;
+    for (const char* name_q : question_names())
+        if (!generates(on.post) || parse_question(name_q) != Question::MaxContext) questions.push_back(name_q);
+    if (generates(on.post))
+        for (const char* name_q : posttrain_question_names()) questions.push_back(name_q);
+    if (on.engine == Engine::LlamaCpp && model.config.is_moe()) questions.push_back(question_name(Question::NCpuMoe));
+    for (const char* name_q : questions) {
         const Question question = parse_question(name_q);
         try {
             write_row(w, question, solve(model, on, question));
@@ -112,7 +123,12 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
 void write_planner(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate* e) {
     json cluster = q.cluster;
     std::string planner;
-    if (job.device_gib > 0) {
+    if (job.post.mode != PostMode::None) {
+        // Issue 36's phases (rollout, scoring, the policy's step) have their own answer (the head's posttrain
+        // part); the planner times pre-training and serving steps only.
+        planner = error_json("job.mode", std::string("job.mode: the planner times pre-training and serving; a post-training job (") +
+                                             post_mode_name(job.post.mode) + ") is answered by its phases above, not timed");
+    } else if (job.device_gib > 0) {
         planner = error_json("machine.gpu", "machine.gpu: the planner times catalog GPUs (their compute and links); a GPU given "
                                             "by its memory has none: choose yours from the list");
     } else {

@@ -8,10 +8,14 @@
 
 #include "text/errors.hpp"
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "answers/notes.hpp"
 #include "api/question.hpp"
+#include "api/local_json.hpp"
+#include "api/machine_json.hpp"
+#include "api/posttrain_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
 #include "text/json_text.hpp"
@@ -40,7 +44,7 @@ void write_counts(JsonWriter& w, const ModelConfig& c, const ParamCounts& params
 
 void write_job(JsonWriter& w, const Job& job) {
     w.begin_object();
-    w.field("mode", mode_name(job.mode)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
+    w.field("mode", job_mode_name(job)).field("framework", framework_name(job.framework)).field("dtype", job.dtype_auto ? "auto" : job.dtype->name);
     w.field("precision", precision_name(job.precision)).field("optimizer", optimizer_name(job.optimizer));
     w.field("optimizer_dtype", job.optimizer_dtype->name).field("optimizer_impl", optimizer_impl_name(job.optimizer_impl));
     w.field("paged_optimizer", job.paged_optimizer).field("optimizer_in_backward", job.optimizer_in_backward);
@@ -61,6 +65,8 @@ void write_job(JsonWriter& w, const Job& job) {
     w.field("report", memory_kind_name(job.report));
     w.field("overhead_gb", job.overhead_gb).field("fragmentation", job.fragmentation);
     write_serving_job_fields(w, job);  // core/api/serving_json.cpp
+    write_machine_job_fields(w, job);  // core/api/local_json.cpp
+    write_posttrain_job_fields(w, job);  // core/api/posttrain_json.cpp (issue 36)
     w.field("units", unit_name(job.units)).field("recommend_from", gpu_pool_name(job.recommend_from));
     w.end_object();
 }
@@ -174,7 +180,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     return w.end_object().str();
 }
 
-void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e) {
+void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e, bool shared_gpu_as_machine) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
     const UnitScope units(job.units);
@@ -225,11 +231,18 @@ void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Est
     for (const auto& note : e.notes) w.value(note);
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
+    if (e.post.active) write_posttrain(w.key("posttrain"), job, e);  // core/api/posttrain_json.cpp
+    // Several jobs on one GPU (core/api/machine_json.cpp); the one answer writes it inside its own machine part.
+    if (e.machine.active && shared_gpu_as_machine) write_machine(w.key("machine"), e.machine);
     // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
     w.field("units", unit_name(job.units));
     write_verdict(w.key("verdict"), e.verdict);
     write_training_views(w.key("views"), e.training_views);
     if (!trains(job)) write_serving_view(w.key("serving_view"), e.serving_view);
+    if (!trains(job)) {
+        write_local(w.key("local"), e);
+        write_command(w.key("command"), e.command);
+    }
     w.key("fits").begin_array();
     for (const auto& f : e.fits) {
         w.begin_object().field("id", f.id).field("name", f.name).field("capacity_bytes", f.capacity_bytes);
@@ -240,7 +253,10 @@ void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Est
         w.field("fits_as_configured", f.fits_as_configured);
         w.field("gpus_needed", f.gpus_needed).field("ep", f.ep);
         // The table's last cell in words: the count (with the EP an MoE's training takes there), or why none holds it.
+        // A Mac or a Strix Halo counts once (answers/fit.cpp one_per_machine): one that does not hold it says so.
+        const UnifiedMachine* u = f.custom ? nullptr : unified_machine(&g);
         w.field("needed_text", f.gpus_needed > 0 ? std::to_string(f.gpus_needed) + (f.ep > 1 ? " (EP " + std::to_string(f.ep) + ")" : "")
+                               : u && u->kind != UnifiedKind::Gb10 ? "never (one machine: no count of them shards a model)"
                                : trains(job) ? "never (what each GPU keeps does not shrink below it)"
                                              : "never (one GPU's share does not shrink below it)");
         w.end_object();
@@ -333,6 +349,12 @@ std::string options_json() {
     list("questions", question_names());
     list("units", unit_names());
     list("recommend_from", gpu_pool_names());
+    // Issue 36: post-training modes and policies, vLLM rollout modes, speculative methods.
+    list("post_modes", post_mode_names());
+    list("policies", {"full", "lora", "qlora"});
+    list("vllm_modes", {"colocate", "server"});
+    list("speculative_methods", spec_method_names());
+    list("posttrain_questions", posttrain_question_names());
     return w.end_object().str();
 }
 

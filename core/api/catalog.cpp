@@ -88,6 +88,16 @@ std::string use_catalog(const std::string& models_json) {
         // A summary (web/models.json, written by `vramcalc --list --json`) reads like the catalog.
         std::vector<ModelEntry> models = parse_models(models_json);
         catalog = std::move(models);
+        // Job fields that name a model (speculative_model, machine_jobs[i].model) find it here (issue 36).
+        set_model_resolver([](const json& ref, const std::string& field) {
+            const std::string id = ref.get<std::string>();
+            const ModelEntry* entry = nullptr;
+            for (const ModelEntry& m : catalog)
+                if (m.id == id) entry = &m;
+            if (!entry) entry = resolve_model(catalog, id);
+            if (!entry) throw InputError(field, unknown_model_message(catalog, id));
+            return std::make_shared<const Model>(prepare_model(parse_config(entry->config)));
+        });
         JsonWriter w;
         return w.begin_object().field("ok", true).field("count", static_cast<int64_t>(catalog.size())).end_object().str();
     });

@@ -53,6 +53,11 @@ json from_text(const std::vector<NamedText>& fields, TextSource source, const ch
         // A cluster layout given as an object: JSON text (--cluster-layout '{"tp":8}').
         if (std::string(prefix) == "cluster." && key == "layout" && trimmed.rfind('{', 0) == 0)
             out[key] = parse_json_text(trimmed, field);
+        // The jobs sharing the GPU as JSON text (--machine-jobs '[{"model":"bge-m3",...}]', the page's link),
+        // and a model given as its config.json (--speculative-model '{...}'); issue 36.
+        else if (std::string(prefix) == "job." && ((key == "machine_jobs" && trimmed.rfind('[', 0) == 0) ||
+                                                   (key == "speculative_model" && trimmed.rfind('{', 0) == 0)))
+            out[key] = parse_json_text(trimmed, field);
         else
             out[key] = value_from_text(f.text, kind, source == TextSource::Attribute);
     }

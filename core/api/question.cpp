@@ -17,7 +17,11 @@ namespace {
 using nlohmann::json;
 
 const char* const kPartNames[] = {"head", "what_fits", "charts", "planner", "matrix", "ladder"};
-const char* const kMachineKeys[] = {"gpu", "gpus", "device_gb", "device_gib"};
+// The machine: its GPUs, and (issue 32, core/machine/) its system RAM, unified memory and whether it has a GPU.
+const char* const kMachineKeys[] = {"gpu",          "gpus",        "device_gb",   "device_gib",   "ram_gb",
+                                    "ram_gib",      "ram_used_gb", "ram_used_gib", "swap_gb",     "ram_kind",
+                                    "ram_channels", "ram_mts",     "ram_bandwidth_gbs", "cpu_only", "wired_limit_mb",
+                                    "carveout_gb",  "gtt_gb",      "uma_backend"};
 constexpr size_t kMaxModelName = 200;
 
 // FP8 training as one choice (issue 33): the planner's recipe (its GEMM rates and casts,
@@ -34,6 +38,12 @@ const Fp8Choice kFp8[] = {
     {"tensorwise", "torchao"}, {"rowwise", "torchao"}, {"rowwise_gw_hp", "torchao"}, {"mxfp8", "torchao"},
     {"te_delayed", "te"},      {"te_current", "te"},   {"blockwise", "by_framework"},
 };
+
+std::string machine_key_names() {
+    std::string names;
+    for (const char* k : kMachineKeys) names += (names.empty() ? "" : ", ") + std::string(k);
+    return names;
+}
 
 bool is_machine_key(const std::string& key) {
     for (const char* k : kMachineKeys)
@@ -151,12 +161,13 @@ Query read_query(const Model& model, const json& question) {
         if (!it->is_object()) throw InputError("machine", "must be a JSON object, got " + describe_value(*it));
         for (auto f = it->begin(); f != it->end(); ++f)
             if (!is_machine_key(f.key()))
-                throw InputError("machine." + short_text(f.key()), "unknown field; known: gpu, gpus, device_gb, device_gib");
+                throw InputError("machine." + short_text(f.key()), "unknown field; known: " + machine_key_names());
         for (const char* key : kMachineKeys) q.job.erase(key);
         for (auto f = it->begin(); f != it->end(); ++f) q.job[f.key()] = f.value();
         q.machine_given = true;
     }
-    q.machine_given = q.machine_given || q.job.contains("gpu") || q.job.contains("device_gb") || q.job.contains("device_gib");
+    q.machine_given = q.machine_given || q.job.contains("gpu") || q.job.contains("device_gb") || q.job.contains("device_gib") ||
+                      q.job.contains("ram_gb") || q.job.contains("ram_gib") || q.job.contains("cpu_only");
     if (auto it = question.find("cluster"); it != question.end()) {
         if (!it->is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(*it));
         for (auto f = it->begin(); f != it->end(); ++f) {

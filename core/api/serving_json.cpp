@@ -49,6 +49,7 @@ void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
     w.field("cuda_graphs_in_budget", s.graphs_in_budget);
     w.field("gpu_layers", s.gpu_layers).field("layers", s.layers).field("cpu_bytes", s.cpu_bytes);
     w.field("cpu_text", gb_text(s.cpu_bytes)).field("compute_buffer_bytes", s.compute_buffer);
+    w.field("cpu_weights_bytes", s.cpu_weights).field("offload_copy_bytes", s.offload_copy);
     // Each GPU's share of a llama.cpp / Ollama split; the breakdown is the fullest's.
     w.field("split", s.split).key("devices").begin_array();
     for (const DeviceShare& d : s.devices)
@@ -57,6 +58,14 @@ void write_serving(JsonWriter& w, const Job& job, const ServingInfo& s) {
             .field("overhead_bytes", d.overhead).field("total_bytes", d.total()).field("total_text", gb_text(d.total())).end_object();
     w.end_array();
     w.field("weights_mix", s.weights_mix).field("window_policy", s.window_policy);
+    // Issue 36: speculative decoding's proposer and the multi-LoRA slots (docs/serving.md).
+    w.key("speculative").begin_object().field("method", spec_method_name(job.spec.method)).field("model", job.spec.model);
+    w.field("num_speculative_tokens", job.spec.num_speculative_tokens).field("params", s.spec_params).field("weights_bytes", s.spec_weights);
+    w.field("weights_text", gb_text(s.spec_weights)).field("kv_per_token_bytes", s.spec_kv_per_token);
+    w.field("kv_bytes", s.spec_kv).field("kv_text", gb_text(s.spec_kv)).field("why", s.spec_why).end_object();
+    w.key("lora_slots").begin_object().field("enabled", job.lora_serving.enable_lora).field("max_loras", job.lora_serving.max_loras);
+    w.field("max_lora_rank", job.lora_serving.max_lora_rank).field("gpu_bytes", s.lora_slots).field("gpu_text", gb_text(s.lora_slots));
+    w.field("cpu_bytes", s.lora_cpu).field("cpu_text", gb_text(s.lora_cpu)).field("why", s.lora_why).end_object();
     w.field("fits", s.fits).field("verdict", s.verdict).end_object();
 }
 

@@ -32,17 +32,19 @@ constexpr size_t kMaxPoints = 256;
 // (core/job.cpp read_field: batch 1..1e6, seq 1..1e8, lora_rank 1..65536).
 struct Axis {
     const char* name;
-    int64_t Job::*member;
+    int64_t& (*field)(Job&);
     int64_t min, max;
 };
-constexpr Axis kAxes[] = {{"seq", &Job::seq, 1, 100'000'000},
-                          {"batch", &Job::batch, 1, 1'000'000},
-                          {"lora_rank", &Job::lora_rank, 1, 65'536}};
+constexpr Axis kAxes[] = {{"seq", [](Job& j) -> int64_t& { return j.seq; }, 1, 100'000'000},
+                          {"batch", [](Job& j) -> int64_t& { return j.batch; }, 1, 1'000'000},
+                          {"lora_rank", [](Job& j) -> int64_t& { return j.lora_rank; }, 1, 65'536},
+                          // Issue 36: a post-training job's completion length (its sequence is prompt + completion).
+                          {"max_completion_length", [](Job& j) -> int64_t& { return j.post.max_completion_length; }, 1, 100'000'000}};
 
 const Axis& find_axis(const std::string& name) {
     for (const Axis& a : kAxes)
         if (name == a.name) return a;
-    throw InputError("sweep.axis", "must be seq, batch or lora_rank, got '" + short_text(name) + "'");
+    throw InputError("sweep.axis", "must be seq, batch, lora_rank or max_completion_length, got '" + short_text(name) + "'");
 }
 
 // Each value is checked as parse_job checks a typed-in value (same limits
@@ -88,10 +90,10 @@ namespace {
 std::vector<double> sweep_rows(const Model& model, Job job, const Axis& axis, const std::vector<int64_t>& values) {
     std::vector<double> rows;
     rows.reserve(values.size() * kSweepColumns);
-    const bool plan_fixed = axis.member != &Job::lora_rank;
+    const bool plan_fixed = std::string(axis.name) != "lora_rank";
     const Plan fixed = make_plan(model, job);  // refers to `job`, which each point updates
     for (int64_t v : values) {
-        job.*axis.member = v;
+        axis.field(job) = v;
         rows.push_back(static_cast<double>(v));
         // exactly the estimate's terms (tests compare them); the step is read in place, not copied
         const auto append = [&rows](const Breakdown& b) {

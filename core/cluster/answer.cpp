@@ -1,7 +1,11 @@
 // The cluster planner's answer: numbers and every text the page shows.
 #include <algorithm>
 #include <cmath>
+#include <cmath>
 
+#include "cluster/answer_parts.hpp"
+#include "cluster/calibration.hpp"
+#include "cluster/decode_floors.hpp"
 #include "cluster/cluster.hpp"
 #include "cluster/text.hpp"
 #include "text/errors.hpp"
@@ -11,7 +15,9 @@
 namespace vramcalc {
 namespace {
 
-std::string n_text(int64_t v) { return std::to_string(v); }
+std::string n_text(int64_t v) { return number_text(static_cast<double>(v)); }
+
+}  // namespace
 
 std::string layout_text(const Parallel& p) {
     std::string t = "TP " + n_text(p.tp) + " × PP " + n_text(p.pp);
@@ -50,6 +56,19 @@ Parallel checked_layout(const Model& model, const Job& job, const ClusterRequest
     return p;
 }
 
+Ranged rate_range(double v, const RateRange& r) { return r.rows > 0 ? Ranged{v, v * (1 + r.lo), v * (1 + r.hi)} : Ranged{v, v, v}; }
+Ranged time_range(double t, const RateRange& r) { return r.rows > 0 ? Ranged{t, t / (1 + r.hi), t / (1 + r.lo)} : Ranged{t, t, t}; }
+
+void write_range(JsonWriter& w, const char* key, const Ranged& r) { w.key(key).begin_array().value(r.lo).value(r.hi).end_array(); }
+
+std::string range_note(const RateRange& r, const char* workload) {
+    if (r.rows == 0) return "";
+    return "Ranges: the measured run fell within them for " + n_text(r.covered) + " of " + n_text(r.rows) + " " + workload +
+           " rows under leave-one-source-out cross-validation.";
+}
+
+namespace {
+
 const char* dtype_label(const std::string& d) {
     if (d == "fp32") return "FP32";
     if (d == "tf32") return "TF32";
@@ -69,9 +88,10 @@ void write_hardware(JsonWriter& w, const ClusterRequest& r) {
     w.field("fp8", g.tflops_fp8).field("fp4", g.tflops_fp4).end_object();
     w.field("matmul_dtype", r.matmul_dtype).field("peak_tflops", r.peak_tflops);
     w.field("peak_text", tflops_text(r.peak_tflops) + " " + dtype_label(r.matmul_dtype) + " dense");
-    w.field("memory_tbps", g.memory_tbps).field("memory_bw_text", printf_text("%.3g", g.memory_tbps) + " TB/s");
+    w.field("memory_tbps", g.memory_tbps).field("memory_bw_text", number_text(g.memory_tbps) + " TB/s");
     w.field("link", g.link).field("link_gbps", g.link_gbps).field("domain", static_cast<int64_t>(g.domain));
-    w.field("link_text", g.domain > 1 ? std::string(g.link) + ", " + printf_text("%.0f", g.link_gbps) +
+    w.field("power_w", r.assume.power_w > 0 ? r.assume.power_w : g.power_w);
+    w.field("link_text", g.domain > 1 ? std::string(g.link) + ", " + number_text(std::round(g.link_gbps)) +
                                             " GB/s per GPU each way, " + n_text(g.domain) + " GPUs per domain"
                                       : std::string(g.link));
     w.field("per_node", static_cast<int64_t>(g.per_node)).field("source", g.source).end_object();
@@ -93,121 +113,25 @@ void write_assumptions(JsonWriter& w, const ClusterRequest& r) {
     };
     row("compute_efficiency", a.compute_efficiency,
         a.compute_efficiency > 0 ? "math runs at " + percent_text(a.compute_efficiency) + " of the dense peak (override)"
-                                 : "each op at its measured rate: GEMMs at " + tflops_text(r.rates.gemm16 / 1e12) +
-                                       " BF16 (" + r.rates.gemm_source + "), attention: " + r.rates.attn_source);
+                                 : "each op at its sustained rate: GEMMs up to " + tflops_text(r.rates.gemm16 / 1e12) +
+                                       " BF16 by shape (" + r.rates.gemm_source + "), attention: " + r.rates.attn_source);
+    const double power = a.power_w > 0 ? a.power_w : r.gpu.power_w;
+    row("power_w", power, power > 0 ? "board power limit " + number_text(power) + " W: tensor rates × " +
+                                          printf_text("%.3f", r.rates.power_factor) + " of the sustained figure measured at " +
+                                          number_text(r.rates.sustained.power_w) + " W (cube-root law)"
+                                    : "no board power listed for this GPU");
     row("memory_efficiency", a.memory_efficiency, "decode reads memory at " + percent_text(a.memory_efficiency) + " of peak bandwidth");
-    row("link_efficiency", a.link_efficiency, "collectives reach " + percent_text(a.link_efficiency) + " of link line rate");
+    row("link_efficiency", a.link_efficiency, "collectives reach " + percent_text(a.link_efficiency) + " of link line rate at large messages");
     row("overlap", a.overlap, "data-parallel and context-parallel traffic hides under " + percent_text(a.overlap) + " of compute");
-    row("latency_us", a.latency_us, printf_text("%.3g", a.latency_us) + " µs per ring step");
+    row("interference", a.interference, "compute runs " + percent_text(a.interference) + " slower while communication overlaps it");
+    row("latency_us", a.latency_us, a.latency_us >= 0 ? number_text(a.latency_us) + " µs per ring step (override)"
+                                                      : "collectives by size: NCCL's latency per step and protocol (LL, LL128, Simple; ring or tree)");
+    row("gap_fraction", a.gap_fraction, percent_text(a.gap_fraction) + " of kernel time lost to gaps between kernels (fitted, " +
+                                            gap_family_name(gap_family(r.framework, r.fused)) + ")");
     row("overlap_tp", a.overlap_tp ? 1 : 0, a.overlap_tp ? "TP collectives overlap compute" : "TP collectives are on the critical path");
     row("overlap_ep", a.overlap_ep ? 1 : 0, a.overlap_ep ? "EP all-to-alls overlap compute" : "EP all-to-alls are on the critical path");
-    row("grad_reduce_bytes", a.grad_reduce_bytes, "gradients reduced with " + plain_number(a.grad_reduce_bytes) + " bytes per value");
+    row("grad_reduce_bytes", a.grad_reduce_bytes, "gradients reduced with " + number_text(a.grad_reduce_bytes) + " bytes per value");
     w.end_array();
-}
-
-std::string bound_text(const TrainStep& s) {
-    const double share = [&] {
-        if (s.bound_key == "compute") return s.compute_s / s.step_s;
-        if (s.bound_key == "bubble") return s.bubble_s / s.step_s;
-        for (const auto& c : s.comms)
-            if (s.bound_key == c.key) return c.exposed_s / s.step_s;
-        return 0.0;
-    }();
-    if (s.bound_key == "compute") return "compute-bound: the math takes " + percent_text(share) + " of the step";
-    if (s.bound_key == "bubble") return "pipeline-bound: the bubble takes " + percent_text(share) + " of the step; add micro-batches";
-    for (const auto& c : s.comms)
-        if (s.bound_key == c.key)
-            return "communication-bound: " + c.label + " over " + c.link + " takes " + percent_text(share) + " of the step";
-    return "";
-}
-
-void write_summary(JsonWriter& w, const TrainStep& s) {
-    w.begin_object().field("layout_text", layout_text(s.layout)).field("step_s", s.step_s).field("step_text", duration_text(s.step_s));
-    w.field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu).field("tokens_per_s_per_gpu_text", rate_text(s.tokens_per_s_per_gpu, "tok/s"));
-    w.field("mfu", s.mfu).field("mfu_text", percent_text(s.mfu)).field("memory_bytes", s.memory_bytes);
-    w.field("memory_text", gb_text(s.memory_bytes)).field("fits", s.fits).field("bound", s.bound_key);
-    w.field("bound_text", bound_text(s)).end_object();
-}
-
-void write_step(JsonWriter& w, const TrainStep& s, const ClusterRequest& r) {
-    const Parallel& p = s.layout;
-    w.key("train").begin_object();
-    w.key("layout").begin_object().field("tp", p.tp).field("pp", p.pp).field("cp", p.cp).field("dp", p.dp).field("ep", p.ep);
-    w.field("zero", p.zero).field("microbatches", p.microbatches).field("virtual_stages", p.virtual_stages);
-    w.field("text", layout_text(p)).end_object();
-    w.field("tokens_per_step", s.tokens_per_step).field("tokens_per_step_text", count_text(s.tokens_per_step) + " tokens");
-    w.field("model_flops_per_token", s.model_flops_per_token).field("hardware_flops_per_token", s.hardware_flops_per_token);
-    w.field("flops_text", printf_text("%.3g", s.model_flops_per_token / 1e9) + " GFLOP per token (6·N + attention)" +
-                              (s.hardware_flops_per_token > s.model_flops_per_token
-                                   ? ", " + printf_text("%.3g", s.hardware_flops_per_token / 1e9) + " executed with recomputation"
-                                   : ""));
-    w.field("step_s", s.step_s).field("step_text", duration_text(s.step_s));
-    w.field("tokens_per_s", s.tokens_per_s).field("tokens_per_s_text", rate_text(s.tokens_per_s, "tok/s"));
-    w.field("tokens_per_s_per_gpu", s.tokens_per_s_per_gpu).field("tokens_per_s_per_gpu_text", rate_text(s.tokens_per_s_per_gpu, "tok/s per GPU"));
-    w.field("mfu", s.mfu).field("mfu_text", percent_text(s.mfu) + " MFU").field("hfu", s.hfu).field("hfu_text", percent_text(s.hfu) + " HFU");
-    w.key("terms").begin_array();
-    auto term = [&](const std::string& key, const std::string& label, const std::string& link, double time, double exposed, const std::string& why) {
-        w.begin_object().field("key", key).field("label", label).field("link", link).field("time_s", time).field("exposed_s", exposed);
-        w.field("share", exposed / s.step_s).field("time_text", duration_text(time)).field("exposed_text", duration_text(exposed));
-        w.field("share_text", percent_text(exposed / s.step_s)).field("why", why).end_object();
-    };
-    std::string biggest;
-    double most = 0;
-    for (const Op& op : s.ops)
-        if (op.time_s > most) most = op.time_s, biggest = op.label;
-    term("compute", "Compute", "", s.compute_s, s.compute_s,
-         r.assume.compute_efficiency > 0
-             ? "every matmul and attention FLOP at " + percent_text(r.assume.compute_efficiency) + " of its peak (the override)"
-             : "per-op roofline over " + n_text(static_cast<int64_t>(s.ops.size())) + " ops (below); the largest: " + biggest);
-    if (s.bubble_s > 0) term("bubble", "Pipeline bubble", "", s.bubble_s, s.bubble_s, s.bubble_why);
-    for (const auto& c : s.comms) term(c.key, c.label, c.link, c.time_s, c.exposed_s, c.why + ", " + gb_text(c.bytes) + " per GPU per step");
-    w.end_array();
-    w.key("ops").begin_array();
-    for (const Op& op : s.ops) {
-        w.begin_object().field("key", op.key).field("label", op.label).field("time_s", op.time_s);
-        w.field("share", op.time_s / s.step_s).field("time_text", duration_text(op.time_s));
-        w.field("share_text", percent_text(op.time_s / s.step_s)).field("flops", op.flops).field("bytes", op.bytes);
-        w.field("why", op.why).end_object();
-    }
-    w.end_array();
-    w.field("schedule", s.schedule);
-    w.field("precision", r.recipe ? r.recipe->label : "BF16");
-    w.field("bound", s.bound_key).field("bound_text", bound_text(s));
-    w.field("memory_bytes", s.memory_bytes).field("memory_text", gb_text(s.memory_bytes) + " per GPU").field("fits", s.fits);
-    w.field("fits_text", s.fits ? "fits in " + capacity_text(gpu_bytes(r.gpu)) : "does not fit in " + capacity_text(gpu_bytes(r.gpu)));
-    if (r.token_budget > 0) {
-        const double time = r.token_budget / s.tokens_per_s;
-        const double gpu_hours = time * static_cast<double>(p.gpus()) / 3600;
-        w.key("budget").begin_object().field("tokens", r.token_budget).field("tokens_text", count_text(r.token_budget) + " tokens");
-        w.field("time_s", time).field("time_text", duration_text(time)).field("gpu_hours", gpu_hours);
-        w.field("gpu_hours_text", count_text(gpu_hours) + " GPU-hours");
-        if (r.price_per_gpu_hour > 0)
-            w.field("cost", gpu_hours * r.price_per_gpu_hour)
-                .field("cost_amount_text", money_text(gpu_hours * r.price_per_gpu_hour))
-                .field("cost_text", money_text(gpu_hours * r.price_per_gpu_hour) + " at " + money_text(r.price_per_gpu_hour) + " per GPU-hour");
-        w.end_object();
-    }
-    w.end_object();
-}
-
-// Why the best beats the runner-up: the time per token component that grows most.
-std::string runner_up_why(const TrainStep& best, const TrainStep& next) {
-    const double per_b = 1 / best.tokens_per_step, per_n = 1 / next.tokens_per_step;
-    std::string label = "Compute";
-    double worst = next.compute_s * per_n - best.compute_s * per_b;
-    auto consider = [&](const std::string& l, double nt, double bt) {
-        if (nt * per_n - bt * per_b > worst) worst = nt * per_n - bt * per_b, label = l;
-    };
-    consider("the pipeline bubble", next.bubble_s, best.bubble_s);
-    for (const auto& c : next.comms) {
-        double bt = 0;
-        for (const auto& d : best.comms)
-            if (c.key == d.key) bt = d.exposed_s;
-        consider(c.label + " over " + c.link, c.exposed_s, bt);
-    }
-    const double slower = best.tokens_per_s / next.tokens_per_s - 1;
-    return "Runner-up " + layout_text(next.layout) + " is " + percent_text(slower) + " slower: " + label + " costs " +
-           duration_text(worst * best.tokens_per_step) + " more per " + count_text(best.tokens_per_step) + " tokens.";
 }
 
 }  // namespace
@@ -221,50 +145,23 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
     w.field("workload", training ? "train" : "serve");
     std::vector<std::string> notes;
     if (training) {
-        const std::vector<TrainStep> ranked = rank_layouts(model, job, r);
-        const TrainStep chosen = r.auto_layout ? (ranked.empty() ? throw InputError("cluster.gpus", "no layout splits this model over " + n_text(r.gpus) + " GPUs") : ranked.front())
-                                               : train_step(model, job, r, checked_layout(model, job, r));
-        write_step(w, chosen, r);
-        // The recommender only returns layouts that fit (the estimate's own per-GPU memory); when none
-        // does, best is null and the least memory-hungry layout is shown, flagged, with what to change.
-        const bool any = !ranked.empty() && ranked.front().fits;
-        w.key("recommendation").begin_object().field("considered", static_cast<int64_t>(ranked.size()));
-        int64_t fitting = 0;
-        for (const auto& t : ranked) fitting += t.fits ? 1 : 0;
-        w.field("fitting", fitting);
-        w.key("best");
-        if (any) write_summary(w, ranked.front());
-        else w.raw("null");
-        const bool runner = ranked.size() > 1 && ranked[1].fits;
-        w.key("runner_up");
-        if (runner) write_summary(w, ranked[1]);
-        else w.raw("null");
-        if (!any && !ranked.empty()) {  // none fits: the recommender sorted them least memory first
-            w.key("least_memory");
-            write_summary(w, ranked.front());
-        }
-        w.field("why", ranked.empty() ? "No layout splits this model over " + n_text(r.gpus) + " GPUs."
-                       : !any ? "No layout fits in memory on " + n_text(r.gpus) + " × " + r.gpu.name + "; the least memory-hungry still needs " +
-                                    gb_text(ranked.front().memory_bytes) + " per GPU. Add GPUs, ZeRO-3 or checkpointing."
-                       : runner ? runner_up_why(ranked.front(), ranked[1]) : "No other layout fits in memory.");
-        w.key("candidates").begin_array();
-        for (size_t i = 0; i < std::min<size_t>(8, ranked.size()); ++i)
-            if (ranked[i].fits) write_summary(w, ranked[i]);
-        w.end_array();
-        w.end_object();
-        if (!chosen.fits)
-            notes.push_back("This layout does not fit: " + gb_text(chosen.memory_bytes) + " per GPU against " +
-                            capacity_text(gpu_bytes(r.gpu)) + "; its times are what it would take if it did.");
-        notes.push_back("Step time is a model, not a measurement: each op at the rate published benchmarks measure on this GPU "
-                        "(GEMMs, attention kernels, streaming ops), plus the schedule's pipeline bubble, plus each collective at the "
-                        "link it crosses; real runs add CPU launch gaps, stragglers, power caps and load imbalance.");
-        if (model.config.is_moe()) notes.push_back("Mixture of experts: compute follows the active parameters; expert load is taken as balanced.");
+        write_training(w, model, job, r, notes);
     } else {
         if (!r.auto_layout) checked_layout(model, job, r);  // the same checks as for training
         const ServeResult s = serve(model, job, r);
+        RateRange rr = serving_range();
+        if (s.local_speed) rr = RateRange{s.local_decode_lo, s.local_decode_hi, 0, 1};  // the local model's own range
+        const Ranged seq = rate_range(s.tokens_per_s_per_seq, rr), rep = rate_range(s.tokens_per_s_replica, rr);
+        const Ranged all = rate_range(s.tokens_per_s_cluster, rr), tok = time_range(s.token_s, rr), ttft = time_range(s.ttft_s, rr);
+        const auto split = [](int64_t tp, int64_t pp) { return "TP " + n_text(tp) + " × PP " + n_text(pp); };
         w.key("serve").begin_object();
         w.key("layout").begin_object().field("tp", s.tp).field("pp", s.pp).field("replicas", s.replicas);
-        w.field("text", "TP " + n_text(s.tp) + " × PP " + n_text(s.pp) + (s.replicas > 1 ? ", " + n_text(s.replicas) + " replicas" : ", one replica")).end_object();
+        w.field("text", split(s.tp, s.pp) + (s.replicas > 1 ? ", " + n_text(s.replicas) + " replicas" : ", one replica")).end_object();
+        w.field("layout_why", s.alt_tp > 0 ? "Timed as the estimate lays the job out; " + split(s.alt_tp, s.alt_pp) +
+                                                 " also holds it, and its replicas over the rest would each serve this load."
+                              : s.verdict_tp > 0 ? "As the estimate lays the job out (" + split(s.verdict_tp, s.verdict_pp) +
+                                                       ") it does not hold this load; timed the smallest split that does."
+                                                 : "");
         w.field("memory_bytes", s.memory_bytes).field("memory_text", gb_text(s.memory_bytes) + " per GPU").field("fits", s.fits);
         w.field("concurrency", r.concurrency).field("prompt_tokens", r.prompt_tokens).field("output_tokens", r.output_tokens);
         w.field("weights_read_bytes", s.weights_read_bytes).field("kv_read_bytes", s.kv_read_bytes);
@@ -273,28 +170,60 @@ std::string cluster_answer(const Model& model, const Job& job, const ClusterRequ
                                gb_text(s.kv_end_bytes) + " at the end of the output, per GPU");
         w.field("allreduce", s.allreduce);
         w.field("read_text", gb_text(s.weights_read_bytes) + " of weights + " + gb_text(s.kv_read_bytes) + " of KV cache per GPU per step");
-        w.field("token_s", s.token_s).field("token_text", duration_text(s.token_s) + " per decode step");
-        w.field("kernel_s", s.decode_kernel_s).field("kernel_text", duration_text(s.decode_kernel_s) + " of small-kernel floors (2 µs each) per step");
-        w.field("tokens_per_s_per_seq", s.tokens_per_s_per_seq).field("tokens_per_s_per_seq_text", rate_text(s.tokens_per_s_per_seq, "tok/s per sequence"));
-        w.field("tokens_per_s_replica", s.tokens_per_s_replica).field("tokens_per_s_replica_text", rate_text(s.tokens_per_s_replica, "tok/s per replica"));
-        w.field("tokens_per_s_cluster", s.tokens_per_s_cluster).field("tokens_per_s_cluster_text", rate_text(s.tokens_per_s_cluster, "tok/s in all"));
+        w.field("token_s", s.token_s);
+        write_range(w, "token_range_s", tok);
+        w.field("token_text", duration_range_text(tok.v, tok.lo, tok.hi) + " per decode step");
+        w.field("kernel_s", s.decode_kernel_s).field("moe_floor_s", s.decode_moe_floor_s).field("launch_s", s.decode_launch_s);
+        w.field("host_s", s.decode_host_s).field("cuda_graphs", s.cuda_graphs);
+        // The family whose host time per step is the fitted parameter (empty: measured or none).
+        w.field("host_family", r.step_cpu_ms >= 0 ? "" : step_host_family_name(step_host_family(job)));
+        w.field("kernels", s.decode_kernels).field("kernel_each_s", s.decode_kernel_each_s);
+        w.field("kernel_text", duration_text(s.decode_kernel_s) +
+                                   (serve_preset(job.engine).kernel_inventory
+                                        ? " for " + number_text(std::round(s.decode_kernels)) + " kernels at " +
+                                              printf_text("%.2f", s.decode_kernel_each_s * 1e6) + " µs each beyond their reads"
+                                        : std::string(" of small-kernel floors (2 µs each)")) +
+                                   (s.decode_moe_floor_s > 0 ? ", " + duration_text(s.decode_moe_floor_s) + " of fused-MoE kernel minimum" : "") +
+                                   (s.cuda_graphs ? ", CUDA graphs" : ", no CUDA graphs: " + duration_text(s.decode_launch_s) + " of host launches") +
+                                   (s.decode_host_s > 0 ? ", " + duration_text(s.decode_host_s) + " of host scheduling" : "") + " per step");
+        w.field("tokens_per_s_per_seq", s.tokens_per_s_per_seq);
+        write_range(w, "tokens_per_s_per_seq_range", seq);
+        w.field("tokens_per_s_per_seq_text", rate_range_text(seq.v, seq.lo, seq.hi, "tok/s per sequence"));
+        w.field("tokens_per_s_replica", s.tokens_per_s_replica);
+        write_range(w, "tokens_per_s_replica_range", rep);
+        w.field("tokens_per_s_replica_text", rate_range_text(rep.v, rep.lo, rep.hi, "tok/s per replica"));
+        w.field("tokens_per_s_cluster", s.tokens_per_s_cluster);
+        write_range(w, "tokens_per_s_cluster_range", all);
+        w.field("tokens_per_s_cluster_text", rate_range_text(all.v, all.lo, all.hi, "tok/s in all"));
         w.field("bound_tokens_per_s", s.bound_tokens_per_s).field("bound_tokens_per_s_text", rate_text(s.bound_tokens_per_s, "tok/s per sequence"));
-        w.field("prefill_s", s.prefill_s).field("prefill_text", duration_text(s.prefill_s) + " to prefill " + count_text(static_cast<double>(r.prompt_tokens)) + " tokens");
-        w.field("ttft_s", s.ttft_s).field("ttft_text", duration_text(s.ttft_s) + " to first token");
+        w.field("prefill_s", s.prefill_s).field("prefill_text", duration_text(s.prefill_s) + " to prefill " + tokens_text(static_cast<double>(r.prompt_tokens)));
+        w.field("ttft_s", s.ttft_s);
+        write_range(w, "ttft_range_s", ttft);
+        w.field("ttft_text", duration_range_text(ttft.v, ttft.lo, ttft.hi) + " to first token");
+        const Ranged tpot = time_range(s.tpot_s, rr);
+        w.field("tpot_s", s.tpot_s);
+        write_range(w, "tpot_range_s", tpot);
+        w.field("tpot_text", duration_range_text(tpot.v, tpot.lo, tpot.hi) + " per output token with " + n_text(r.concurrency) +
+                                 (r.concurrency == 1 ? " sequence" : " sequences, the others' prompts prefilled between steps"));
+        w.field("range_text", range_note(rr, "serving"));
         w.field("decode_bound", s.decode_compute_bound ? "compute" : "memory");
         w.field("comm_s", s.decode_comm_s).field("comm_text", duration_text(s.decode_comm_s) + " of TP/PP communication per token" +
                                                               (s.tp > 1 ? std::string(" (") + s.allreduce + " all-reduces)" : ""));
         w.field("bound_text", s.decode_compute_bound
                                   ? "Decode is compute-bound at this concurrency: the math of " + n_text(r.concurrency) + " sequences outweighs reading the weights."
                                   : "Decode is memory-bandwidth bound: every step reads the weights and the KV cache at " +
-                                        percent_text(r.assume.memory_efficiency) + " of " + printf_text("%.3g", r.gpu.memory_tbps) +
-                                        " TB/s. This is an upper bound: at 100 % of the bandwidth and no communication a sequence cannot exceed " +
+                                        percent_text(r.assume.memory_efficiency) + " of " + number_text(r.gpu.memory_tbps) +
+                                        " TB/s, plus the floors above. At 100 % of the bandwidth, no floors and no communication a sequence cannot exceed " +
                                         rate_text(s.bound_tokens_per_s, "tok/s") + ".");
         w.end_object();
         if (!s.fits)
             notes.push_back("This layout does not fit: " + gb_text(s.memory_bytes) + " per GPU against " + capacity_text(gpu_bytes(r.gpu)) +
                             (r.auto_layout ? "; no split of " + n_text(r.gpus) + " GPUs holds the model with this load." : "; its rates are what it would reach if it did."));
-        notes.push_back("Serving figures are a roofline: engine overheads (scheduling, sampling, kernel launches) only lower them.");
+        notes.push_back(std::string("Serving figures: the weights and KV a step reads at the bandwidth decode kernels reach, ") +
+                        (serve_preset(job.engine).kernel_inventory
+                             ? "every kernel the engine launches at its measured fixed cost in a CUDA graph, "
+                             : "the small kernels' floors, the fused-MoE kernels' minimum, ") +
+                        "the engine's all-reduces, and host launches where no CUDA graph replays them. " + range_note(rr, "serving"));
     }
     w.key("notes").begin_array();
     for (const auto& n : notes) w.value(n);

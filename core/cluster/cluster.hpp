@@ -28,7 +28,10 @@ struct Assumptions {
     double memory_efficiency = 0.8;    // achieved fraction of peak memory bandwidth when decoding
     double link_efficiency = 0.8;      // achieved fraction of link line rate in collectives
     double overlap = 0.7;              // fraction of compute time that can hide data-parallel / CP traffic
-    double latency_us = 5;             // per ring step of a collective
+    double latency_us = -1;            // a flat latency per ring step of a collective; < 0: NCCL's by protocol and hop
+    double interference = 0.189;       // compute slowdown while communication overlaps it (measured mean)
+    double gap_fraction = 0;           // kernel gaps per second of kernel time (fitted per framework; calibration.hpp)
+    double power_w = 0;                // board power limit (0: the GPU's own)
     double grad_reduce_bytes = 4;      // gradients reduced in fp32 (Megatron and torchtitan default)
     bool overlap_tp = false;           // TP collectives hidden under compute too (async TP, TP comm overlap)
     bool overlap_ep = false;           // EP all-to-alls hidden under compute too (DeepSeek's DualPipe)
@@ -70,6 +73,7 @@ struct ClusterRequest {
     bool fp8_all_gather = false;  // FSDP all-gathers the converted weights in fp8 (torchtitan enable_fsdp_float8_all_gather)
     AttnKernel attention = AttnKernel::Fa2;
     bool fused = false;       // fused streaming kernels (torch.compile / Transformer Engine)
+    Framework framework = Framework::Custom;  // the job's training framework (its fitted kernel gaps)
     bool overlap_pp = false;  // interleaved-schedule sends overlap compute (Megatron overlap_p2p_comm)
     TpOverlap tp_overlap;     // which TP collectives hide (the framework's step preset)
     Schedule schedule = Schedule::OneF1B;
@@ -81,6 +85,9 @@ struct ClusterRequest {
     int64_t concurrency = 1;  // serving: sequences decoded together per replica (default: the job's batch)
     int64_t prompt_tokens = 1024;  // default: the job's seq − new_tokens
     int64_t output_tokens = 256;   // default: the job's new_tokens when set
+    double step_cpu_ms = -1;       // serving: the engine's host time per decode step (< 0: its preset's)
+    int cuda_graphs = -1;          // serving: decode replays CUDA graphs (-1: the engine's default)
+    bool load_given = false;       // serving: concurrency, prompt or output tokens set by the request
     Topology topology() const;
 };
 
@@ -110,6 +117,10 @@ struct TrainStep {
     double model_flops_per_token = 0;     // 6·N + attention (MFU numerator)
     double hardware_flops_per_token = 0;  // including recomputation
     double compute_s = 0, bubble_s = 0;
+    double slowest = 1;          // the slowest GPU of the group over one alone (compute_s includes it)
+    double overlapped_s = 0;     // communication hidden under compute
+    double interference_s = 0;   // what the hidden communication costs the compute beside it
+    double gaps_s = 0;           // kernel gaps (fitted per framework)
     std::vector<Op> ops;                  // the compute, op by op (per step, slowest stage)
     std::string bubble_why;
     std::string schedule;                 // the pipeline schedule in force ("no pipeline" for one stage)
@@ -128,16 +139,39 @@ struct ServeResult {
     double kv_prompt_bytes = 0, kv_end_bytes = 0;       // KV the running sequences hold at the prompt / at the end
     const char* allreduce = "none";                     // the engine's TP all-reduce algorithm at decode
     double decode_memory_s = 0, decode_compute_s = 0, decode_comm_s = 0, token_s = 0;
-    double decode_kernel_s = 0;  // the small kernels' floors (norms, RoPE, attention core, routing) per step
+    double decode_kernel_s = 0;  // the kernels' fixed costs per step (vLLM / SGLang: every kernel; others: the small ones' floors)
+    double decode_kernels = 0;   // kernels charged per step
+    double decode_kernel_each_s = 0;  // what each costs: the graph-replay fixed cost, or the small-kernel floor
+    double decode_moe_floor_s = 0;  // the fused-MoE kernels' minimum beyond the experts they read
+    double decode_launch_s = 0;  // without CUDA graphs: the host's launches per step
+    double decode_host_s = 0;    // the engine's host time per step, not overlapped
+    bool cuda_graphs = true;
+    int64_t alt_tp = 0, alt_pp = 0;          // a smaller split that also holds (replicated over the rest)
+    int64_t verdict_tp = 0, verdict_pp = 0;  // the verdict's split, when it does not hold and another was timed
     double bound_tokens_per_s = 0;  // per sequence at 100 % of memory bandwidth, no communication
     double tokens_per_s_per_seq = 0, tokens_per_s_replica = 0, tokens_per_s_cluster = 0;
     double prefill_s = 0, ttft_s = 0;
+    // Time per output token under continuous batching at this concurrency (what benchmark_serving reports as
+    // TPOT): the decode step plus the prefills of the other sequences' next prompts, which the engine runs
+    // between decode steps: (concurrency − 1) prompts every output_tokens steps.
+    double tpot_s = 0;
     bool decode_compute_bound = false;
+    // llama.cpp, Ollama and MLX: timed by the local speed model (core/local/speed.cpp), whose own
+    // cross-validated range (decode / prefill, as fractions of the figure) replaces the engines' one.
+    bool local_speed = false;
+    double local_decode_lo = 0, local_decode_hi = 0;
 };
 
-// Memory per GPU for a training layout (compute_breakdown, with expert and
-// context parallelism applied on top; see cluster_model.cpp).
-double train_memory(const Model& model, const Job& job, const Parallel& p);
+// Memory per GPU of the job as laid out (its tp, pp, cp, ep, zero and gpus) on this GPU, and whether it fits,
+// both as the verdict computes them (answers/fit.hpp step_on_device and holds).
+struct LayoutMemory {
+    double bytes = 0;
+    bool fits = false;
+};
+LayoutMemory layout_memory(const Model& model, const Job& job, const Gpu& gpu);
+// A training layout's memory per GPU (layout_memory, with the planner's expert split where the memory model
+// has none); `fits` as the verdict tests it.
+double train_memory(const Model& model, const Job& job, const Parallel& p, const Gpu& gpu, bool& fits);
 TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r, const Parallel& p);
 // Candidate layouts for r.gpus GPUs, fastest fitting first.
 std::vector<TrainStep> rank_layouts(const Model& model, const Job& job, const ClusterRequest& r);

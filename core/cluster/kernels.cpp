@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cluster/gemm_table.hpp"
 #include "text/errors.hpp"
 #include "text/units.hpp"
 
@@ -99,40 +100,36 @@ const LowPrecision* find_recipe(const std::string& name, const std::string& fiel
     throw InputError(field, "unknown recipe '" + short_text(name) + "'; choose one of " + recipe_names());
 }
 
-Rates rates_for(const Gpu& g, double peak16_tflops, double low_tflops, AttnKernel attn, double fixed) {
+Rates rates_for(const Gpu& g, double peak16_tflops, double low_tflops, AttnKernel attn, double fixed, double power_w) {
     const Achieved a = achieved(g);
     Rates r;
     r.peak16 = peak16_tflops * 1e12;
     r.peak_low = low_tflops * 1e12;
-    r.sms = a.sms;
     r.hopper = a.hopper;
     r.fixed = fixed;
-    // Without a MAMF measurement the fraction of a measured part of the same vendor stands: NVIDIA the
-    // H100 SXM's 80.3 % (BF16) and 70.9 % (FP8), AMD the MI300X's 51.4 %, others 80.3 %. FP4: no MAMF is
-    // published; the part's FP8 fraction is assumed.
-    const bool amd = std::string(g.vendor) == "AMD";
-    const double f16 = a.mamf_bf16 > 0 && g.tflops_bf16 > 0 ? a.mamf_bf16 / g.tflops_bf16 : amd ? 668.4 / 1307.4 : 794.5 / 989.4;
-    const double f8 = a.mamf_fp8 > 0 && g.tflops_fp8 > 0 ? a.mamf_fp8 / g.tflops_fp8 : amd ? f16 : 1402.6 / 1978.9;
-    r.gemm16 = r.peak16 * f16;
-    r.gemm_low = r.peak_low * f8;
-    // A power-capped part (gpus.cpp, Achieved::capped_of): the uncapped part's kernel tables run at this
-    // part's measured GEMM rate over that part's, and no FP8 rate above what the uncapped part sustains.
-    if (a.capped_of != nullptr && a.mamf_bf16 > 0) {
-        const Gpu& design = find_gpu(a.capped_of, "gpu");
-        const Achieved d = achieved(design);
-        if (d.mamf_bf16 > 0) r.tensor_scale = a.mamf_bf16 / d.mamf_bf16;
-        if (d.mamf_fp8 > 0 && design.tflops_fp8 > 0)
-            r.gemm_low = std::min(r.gemm_low, r.peak_low * d.mamf_fp8 / design.tflops_fp8 * r.tensor_scale);
-    }
-    r.gemm_source = a.mamf_bf16 > 0 ? a.source : amd ? "no MAMF measured: MI300X's 51.4 % of peak assumed"
-                                                     : "no MAMF measured: H100 SXM's 80.3 % of peak assumed";
+    r.sustained = sustained_for(g);
+    const Sustained& s = r.sustained;
+    const std::string id = g.id;
+    r.blackwell = id == "b200" || id == "b300" || id == "gb200";
+    // The sustained rate (MSMF) at the request's power limit; a peak override (cluster.tflops) scales it.
+    r.power_factor = power_factor(s, power_w > 0 ? power_w : g.power_w);
+    const double scale16 = g.tflops_bf16 > 0 ? peak16_tflops / g.tflops_bf16 : 1;
+    r.gemm16 = s.bf16_tflops * 1e12 * scale16 * r.power_factor;
+    // FP8 at its own sustained figure; FP4 (no sustained or burst figure published) at the FP8 fraction of peak.
+    const double f8 = g.tflops_fp8 > 0 && s.fp8_tflops > 0 ? s.fp8_tflops / g.tflops_fp8 : s.bf16_tflops / std::max(g.tflops_bf16, 1e-9);
+    r.gemm_low = r.peak_low * f8 * r.power_factor;
+    r.gemm_source = s.source + (r.power_factor != 1 ? ", × " + printf_text("%.3f", r.power_factor) + " for the power limit" : "") +
+                    "; " + gemm_table_source();
+    // The attention tables are bursts on a 700 W H100: a whole step holds the sustained clock (the GPU's
+    // sustained-to-burst ratio), at the request's power limit.
+    r.tensor_scale = r.power_factor / s.burst_over;
     // FlashAttention-3 and cuDNN's fused attention tables are Hopper kernels; elsewhere the
     // FlashAttention-2 kernel reaches 50-73 % of the A100's peak (Dao 2023, arXiv 2307.08691, §4.1), as
     // FA3 does of the H100's: off Hopper the FA3 table's fractions of peak are taken.
     r.attn = attn;
     r.attn_source = std::string(attn_kernel_name(attn)) + (a.hopper ? " on H100 (FA3 paper, Figures 5-6)"
                                                                     : ": FA3-on-H100 fractions of peak (off Hopper)") +
-                    (r.tensor_scale < 1 ? ", × " + printf_text("%.2f", r.tensor_scale) + " for the power cap" : "");
+                    ", × " + printf_text("%.2f", r.tensor_scale) + " for the sustained clock";
     // Streaming kernels: 92 % of the peak bandwidth ("pointwise triton kernels with large inputs ... about
     // 2.2k GBPS on Meta's H100 variant", torchao roofline_utils.py pct_achievable_mem_bw).
     r.bw = g.memory_tbps * 1e12 * 0.92;
@@ -145,39 +142,20 @@ namespace {
 // time from the trace" = 2 µs (torchao roofline_utils.py KERNEL_LAUNCH_OVERHEAD_SEC).
 constexpr double kLaunch = 2e-6;
 
-// Wave quantization (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background",
-// wave quantization): a GEMM runs in 256 × 128 output tiles, one per SM at a time, and the last wave
-// runs partly empty: efficiency = tiles / (waves × SMs).
-double wave_efficiency(double M, double N, int sms) {
-    if (sms <= 0) return 1;
-    const double tiles = std::ceil(M / 256) * std::ceil(N / 128);
-    const double waves = std::ceil(tiles / sms);
-    return tiles / (waves * sms);
-}
-
-// Depth of the K loop: each output tile pays a fixed time (prologue, pipeline fill, epilogue writing C)
-// besides its K/k_tile main-loop steps, so a GEMM reaches K/(K + K0) of the deep-K rate. Fitted on XLA's
-// measured sm_90 GEMM table (openxla xla/service/gpu/model/matmul_interpolator_data.h, "sm_90", bf16,
-// 4 × 4096 × 4096 at K = 256 / 512: 504 / 620 TFLOPS, 4096³: 783, 2 × 4096² × 2048: 763): K0 = 157 on an
-// H100 whose deep-K rate is 813 TFLOPS over 132 SMs, i.e. a fixed 1.67 µs per 256 × 128 tile. The same fixed
-// time is taken on every GPU, so K0 scales with the GEMM's per-SM rate (FP8: about twice the BF16 K0; the
-// tilelang FP8 sweep on an H800, 8192² × K = 256 ... 16384: 376 ... 1,523 TFLOPS, shows that deeper K need).
-// The MAMF is taken as the rate at K = 8192 (its shape search reaches deep K).
-constexpr double kTileFixedS = 1.67e-6;
-double depth_efficiency(double K, double rate, int sms) {
-    if (sms <= 0 || K <= 0) return 1;
-    const double k0 = kTileFixedS * rate / sms / (2.0 * 256 * 128);
-    return std::min(1.0, (K / (K + k0)) / (8192 / (8192 + k0)));
-}
-
 }  // namespace
 
 double gemm_s(const Rates& r, double M, double N, double K, bool low, double in_bytes, double scale_bytes, double groups) {
     if (M <= 0 || N <= 0 || K <= 0) return 0;
     const double flops = 2 * M * N * K;
     const double peak = low ? r.peak_low : r.peak16;
-    const double mamf = low ? r.gemm_low : r.gemm16;
-    const double rate = r.fixed > 0 ? peak * r.fixed : mamf * wave_efficiency(M, N, r.sms) * depth_efficiency(K, mamf, r.sms);
+    const double best = low ? r.gemm_low : r.gemm16;
+    double rate = peak * r.fixed;
+    if (r.fixed <= 0) {
+        // A grouped GEMM runs one kernel over every group's tiles, each group's rows padded to 128-row tiles.
+        const double per_group = M / std::max(groups, 1.0);
+        const double padded = groups > 1 ? std::max(groups, 1.0) * std::ceil(per_group / 128) * 128 : M;
+        rate = best * gemm_efficiency(padded, N, K, r.blackwell) * (M / padded);
+    }
     const double bytes = (M * K + groups * K * N) * (in_bytes + scale_bytes) + M * N * 2;
     return std::max({flops / rate, bytes / r.bw, kLaunch});
 }

@@ -8,6 +8,7 @@
 // dimension and sequence, streaming ops from the bandwidth pointwise kernels reach.
 #include <string>
 
+#include "cluster/sustained.hpp"
 #include "hardware/gpus.hpp"
 
 namespace vramcalc {
@@ -35,27 +36,32 @@ struct LowPrecision {
 const LowPrecision* find_recipe(const std::string& name, const std::string& field);  // null for "none"
 std::string recipe_names();
 
-// The achievable rates of one GPU for the planner, fixed once per request.
+// The achievable rates of one GPU for the planner, fixed once per request: sustained under a whole step's
+// power draw (cluster/sustained.hpp), not short bursts.
 struct Rates {
     double peak16 = 0;      // dense BF16 peak, FLOP/s (the MFU denominator)
     double peak_low = 0;    // dense FP8 (or FP4) peak, FLOP/s, for the recipe's GEMMs
-    double gemm16 = 0;      // achievable BF16 GEMM, FLOP/s (the measured MAMF, or the assumed fraction)
-    double gemm_low = 0;    // achievable low-precision GEMM, FLOP/s
+    double gemm16 = 0;      // sustained BF16 GEMM at its best shape, FLOP/s (MSMF × the power factor)
+    double gemm_low = 0;    // sustained low-precision GEMM, FLOP/s
     double bw = 0;          // achievable streaming bandwidth, B/s
-    int sms = 0;            // for wave quantization (0: not modelled)
+    bool blackwell = false; // the sm_100 GEMM table (else sm_90's shape)
     AttnKernel attn = AttnKernel::Fa2;
     bool hopper = false;
     double fixed = 0;       // the single override: every matmul and attention FLOP at this fraction of its peak
-    double tensor_scale = 1;  // a power-capped part: its tensor rate over the uncapped part's the tables were measured on
+    double tensor_scale = 1;  // sustained clock and power limit against the 700 W H100 bursts the attention tables measured
+    double power_factor = 1;  // the request's power limit against the one the sustained rate was measured at
+    Sustained sustained;      // the GPU's row (straggler spread, source)
     std::string gemm_source, attn_source;
 };
 
 // Rates for a GPU (with any request overrides of its peak and bandwidth already applied).
-// `peak16_tflops` / `low_tflops` are the peaks the request runs at; `fixed` the override (0 = per op).
-Rates rates_for(const Gpu& gpu, double peak16_tflops, double low_tflops, AttnKernel attn, double fixed);
+// `peak16_tflops` / `low_tflops` are the peaks the request runs at; `fixed` the override (0 = per op);
+// `power_w` the board power limit (0 = the catalog's).
+Rates rates_for(const Gpu& gpu, double peak16_tflops, double low_tflops, AttnKernel attn, double fixed, double power_w = 0);
 
-// One GEMM of M×K by K×N (M tokens). in_bytes per element of the operands, output in bf16; `groups`
-// K×N weights read (a grouped GEMM over that many experts, M the tokens of all of them).
+// One GEMM of M×K by K×N (M tokens) at its shape's efficiency (cluster/gemm_table.hpp). in_bytes per element of
+// the operands, output in bf16; `groups` K×N weights (a grouped GEMM over that many experts, M the tokens of all
+// of them: one kernel over every expert's tiles, each expert's rows padded to whole 128-row tiles).
 double gemm_s(const Rates& r, double M, double N, double K, bool low, double in_bytes, double scale_bytes = 0,
               double groups = 1);
 // One causal attention call: `flops` as FlashAttention counts them for this pass (forward 4·s²·d·heads/2

@@ -1,12 +1,15 @@
 // Reading the "cluster" request object into typed values, once.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/calibration.hpp"
 #include "cluster/cluster.hpp"
+#include "cluster/sustained.hpp"
 #include "job/job.hpp"
 #include "text/errors.hpp"
 #include "model/formats.hpp"
@@ -84,6 +87,7 @@ const ClusterField kClusterFields[] = {
     {"latency_us", N}, {"grad_reduce_bytes", N}, {"overlap_tp", B}, {"overlap_ep", B}, {"tokens", N},
     {"price_per_gpu_hour", N}, {"concurrency", N}, {"prompt_tokens", N}, {"output_tokens", N}, {"fp8", T},
     {"fp8_all_gather", B}, {"attention", T}, {"fused", B}, {"schedule", T}, {"node_limit", N}, {"dispatch_bytes", N},
+    {"power_w", N}, {"interference", N}, {"gap_fraction", N}, {"step_cpu_ms", N}, {"cuda_graphs", B},
 };
 
 std::string known_fields() {
@@ -92,11 +96,20 @@ std::string known_fields() {
     return names;
 }
 
-// A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12",
-// "1.5 trillion", "300B", "2.5 billion tokens", "800M". Anything else is refused, naming the field.
+// A token count as people write one: a number (1e12), or text with a scale: "1T", "15e12", "1,000", "1.5
+// trillion", "300B", "2.5 billion tokens", "800M" (thousands may be grouped with commas; a trailing "tokens" is
+// allowed). The count must be a whole number of at least one token: 0.5, 0, "1e-400T" (which underflows to 0)
+// are refused, as is anything else, naming the field.
 double tokens_field(const json& v, const std::string& field) {
     constexpr double kMax = 1e18;
-    if (!v.is_string()) return number_field(v, field, 0, kMax);
+    const auto whole = [&](double tokens, const std::string& given) {
+        if (!(tokens >= 1) || tokens > kMax)
+            throw InputError(field, "must be between 1 token and 1e18 tokens (leave it out for no budget), got '" + short_text(given) + "'");
+        if (tokens != std::floor(tokens))
+            throw InputError(field, "must be a whole number of tokens, got '" + short_text(given) + "'");
+        return tokens;
+    };
+    if (!v.is_string()) return whole(number_field(v, field, 0, kMax), describe_value(v));
     const std::string text = v.get<std::string>();
     const auto refuse = [&] {
         return InputError(field, "must be a number of tokens like 1T, 15e12, 1.5 trillion or 300B, got '" + short_text(text) + "'");
@@ -134,11 +147,25 @@ double tokens_field(const json& v, const std::string& field) {
         {"b", 1e9},        {"bn", 1e9},        {"billion", 1e9},  {"t", 1e12}, {"tn", 1e12}, {"trillion", 1e12}};
     for (const auto& [name, scale] : kScales)
         if (rest == name) {
+            // A scaled figure is rounded to whole tokens ("1.5e-3 T" is 1.5 billion), then checked.
             const double tokens = x * scale;
-            if (!(tokens >= 0) || tokens > kMax) throw InputError(field, "must be between 0 and 1e18 tokens, got '" + short_text(text) + "'");
-            return tokens;
+            return whole(scale > 1 && tokens >= 1 ? std::round(tokens) : tokens, text);
         }
     throw refuse();
+}
+
+// Efficiencies and the overlap window are shares of something that exists: (0, 1].
+double fraction_field(const json& v, const std::string& field) {
+    const double x = number_field(v, field, 0, 1);
+    if (!(x > 0)) throw InputError(field, "must be above 0 and at most 1, got " + describe_value(v));
+    return x;
+}
+
+// A board power limit in watts, (0, 5000].
+double power_field(const json& v, const std::string& field) {
+    const double w = number_field(v, field, 0, 5000);
+    if (!(w > 0)) throw InputError(field, "must be a power limit above 0 W, got " + describe_value(v));
+    return w;
 }
 
 Schedule find_schedule(const std::string& v) {
@@ -213,6 +240,8 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     std::string attention = "auto";
     r.fp8_all_gather = job.fp8_all_gather;
     int fused = -1;
+    double gap = -1;
+    r.assume.interference = overlap_slowdown();  // measured (cluster/sustained.cpp) unless the request sets one
     // Serving: the job's lengths and batch (issue 22): job.seq is prompt + generated, job.new_tokens the
     // generated part when set; concurrency the job's batch.
     if (!trains(job)) {
@@ -237,19 +266,24 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
         else if (key == "layout") read_layout(v, r);
         else if (key == "global_batch") r.global_batch = whole_field(v, field, 1, 1'000'000'000);
         else if (key == "matmul_dtype") dtype = text_field(v, field);
-        else if (key == "compute_efficiency") r.assume.compute_efficiency = number_field(v, field, 0.01, 1);
-        else if (key == "memory_efficiency") r.assume.memory_efficiency = number_field(v, field, 0.01, 1);
-        else if (key == "link_efficiency") r.assume.link_efficiency = number_field(v, field, 0.01, 1);
-        else if (key == "overlap") r.assume.overlap = number_field(v, field, 0, 1);
+        else if (key == "compute_efficiency") r.assume.compute_efficiency = fraction_field(v, field);
+        else if (key == "memory_efficiency") r.assume.memory_efficiency = fraction_field(v, field);
+        else if (key == "link_efficiency") r.assume.link_efficiency = fraction_field(v, field);
+        else if (key == "overlap") r.assume.overlap = fraction_field(v, field);
         else if (key == "latency_us") r.assume.latency_us = number_field(v, field, 0, 1e6);
+        else if (key == "power_w") r.assume.power_w = power_field(v, field);
+        else if (key == "interference") r.assume.interference = number_field(v, field, 0, 1);
+        else if (key == "gap_fraction") gap = number_field(v, field, 0, 10);
+        else if (key == "step_cpu_ms") r.step_cpu_ms = number_field(v, field, 0, 1e4);
+        else if (key == "cuda_graphs") r.cuda_graphs = bool_field(v, field) ? 1 : 0;
         else if (key == "overlap_tp") r.assume.overlap_tp = bool_field(v, field);
         else if (key == "overlap_ep") r.assume.overlap_ep = bool_field(v, field);
         else if (key == "grad_reduce_bytes") r.assume.grad_reduce_bytes = number_field(v, field, 1, 8);
         else if (key == "tokens") r.token_budget = tokens_field(v, field);
         else if (key == "price_per_gpu_hour") r.price_per_gpu_hour = number_field(v, field, 0, 1e6);
-        else if (key == "concurrency") r.concurrency = whole_field(v, field, 1, 1'000'000);
-        else if (key == "prompt_tokens") r.prompt_tokens = whole_field(v, field, 1, 100'000'000);
-        else if (key == "output_tokens") r.output_tokens = whole_field(v, field, 1, 100'000'000);
+        else if (key == "concurrency") r.concurrency = whole_field(v, field, 1, 1'000'000), r.load_given = true;
+        else if (key == "prompt_tokens") r.prompt_tokens = whole_field(v, field, 1, 100'000'000), r.load_given = true;
+        else if (key == "output_tokens") r.output_tokens = whole_field(v, field, 1, 100'000'000), r.load_given = true;
         else if (key == "fp8") recipe = text_field(v, field);
         else if (key == "fp8_all_gather") r.fp8_all_gather = bool_field(v, field);
         else if (key == "attention") attention = text_field(v, field);
@@ -297,8 +331,13 @@ ClusterRequest parse_cluster(const json& j, const Job& job) {
     r.attention = attn;
     r.fused = fused >= 0 ? fused == 1 : job.compile || preset.fused;
     r.overlap_pp = preset.overlap_pp;
+    r.framework = job.framework;
     r.tp_overlap = preset.tp;
-    r.rates = rates_for(r.gpu, r.peak16_tflops, low, attn, r.assume.compute_efficiency);
+    if (r.assume.power_w > 0 && !(r.gpu.power_w > 0))
+        throw InputError("cluster.power_w", std::string(r.gpu.name) + " lists no board power to scale its rates from");
+    r.rates = rates_for(r.gpu, r.peak16_tflops, low, attn, r.assume.compute_efficiency, r.assume.power_w);
+    // The fitted kernel-gap share of the job's framework (cluster/calibration.hpp), unless the request sets one.
+    r.assume.gap_fraction = gap >= 0 ? gap : trains(job) ? fitted_gap_fraction(job.framework, r.fused) : 0;
     return r;
 }
 

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware/gpus.hpp"
+#include "cluster/text.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
@@ -46,6 +47,8 @@ std::string format_cluster_report(const std::string& answer_json) {
                    b["gpu_hours_text"].get<std::string>() + (b.contains("cost_text") ? ", " + b["cost_text"].get<std::string>() : "") + "\n";
         }
         const auto& rec = a["recommendation"];
+        if (rec.contains("chosen_why") && !rec["chosen_why"].get<std::string>().empty())
+            out += "  " + rec["chosen_why"].get<std::string>() + "\n";
         if (rec.contains("best") && rec["best"].is_object()) {
             out += "\nRecommended layout (" + std::to_string(rec["considered"].get<int64_t>()) + " considered): " +
                    rec["best"]["layout_text"].get<std::string>() + ", " + rec["best"]["tokens_per_s_per_gpu_text"].get<std::string>() +
@@ -61,8 +64,9 @@ std::string format_cluster_report(const std::string& answer_json) {
         out += "  " + s["read_text"].get<std::string>() + "; " + s["token_text"].get<std::string>() + "\n";
         out += "  " + s["kv_text"].get<std::string>() + "; " + s["kernel_text"].get<std::string>() + "\n";
         out += "  Decode: " + s["tokens_per_s_per_seq_text"].get<std::string>() + ", " + s["tokens_per_s_replica_text"].get<std::string>() +
-               ", " + s["tokens_per_s_cluster_text"].get<std::string>() + "\n";
+               ", " + s["tokens_per_s_cluster_text"].get<std::string>() + "; " + s["tpot_text"].get<std::string>() + "\n";
         out += "  Prefill: " + s["prefill_text"].get<std::string>() + "; " + s["ttft_text"].get<std::string>() + "\n";
+        if (!s["layout_why"].get<std::string>().empty()) out += "  " + s["layout_why"].get<std::string>() + "\n";
         out += "  " + s["bound_text"].get<std::string>() + "\n";
     }
     for (const auto& n : a["notes"]) out += "Note: " + n.get<std::string>() + "\n";
@@ -73,7 +77,7 @@ std::string format_gpu_list() {
     std::string out;
     for (const Gpu& g : gpu_catalog())
         out += std::string(g.id) + "\t" + g.name + "\t" + printf_text("%.0f", g.tflops_bf16) + " TFLOPS BF16\t" +
-               printf_text("%.3g", g.memory_tbps) + " TB/s\t" + g.link + "\n";
+               number_text(g.memory_tbps) + " TB/s\t" + g.link + "\n";
     for (const Fabric& f : fabric_catalog()) out += std::string(f.id) + "\t" + f.name + "\n";
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cluster/text.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
@@ -31,7 +32,7 @@ Acc linear(const Rates& r, double M, double N, double K, double count, double gr
     return a;
 }
 
-std::string n_text(double v) { return plain_number(v); }
+std::string n_text(double v) { return number_text(v); }
 
 }  // namespace
 

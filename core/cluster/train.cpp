@@ -3,15 +3,17 @@
 #include <cmath>
 
 #include "cluster/cluster.hpp"
+#include "local/local.hpp"
 #include "cluster/dims.hpp"
+#include "cluster/train_parts.hpp"
 #include "text/units.hpp"
 #include "cluster/text.hpp"
+#include "answers/fit.hpp"
+#include "job/layout.hpp"
 #include "step/timeline.hpp"
 
 namespace vramcalc {
 namespace {
-
-std::string n_text(double v) { return plain_number(v); }
 
 bool trains_adapters(const Job& job) { return job.mode == Mode::LoRA || job.mode == Mode::QLoRA; }
 
@@ -43,10 +45,36 @@ double hardware_flops_per_token(const Dims& d, const Job& job) {
 
 }  // namespace
 
-double train_memory(const Model& model, const Job& job, const Parallel& p) {
-    // The estimate's own per-GPU memory (compute_breakdown, step/timeline.cpp: the peak of the step's
-    // timeline with the job's memory kind), for the job laid out as this layout: whatever the memory
-    // model knows of FSDP, pipeline stages, context and expert parallelism flows through here.
+namespace {
+
+// The verdict's own question (answers/fit.hpp): the job on this GPU, as the estimate lays it out, its breakdown
+// per GPU and the fit test the verdict applies (the per-GPU peak for training, the engine's own test for
+// serving). Whatever the memory model knows of FSDP, pipeline stages, context and expert parallelism flows
+// through here, so the planner and the verdict cannot disagree on a layout.
+Breakdown verdict_breakdown(const Model& model, const Job& job, const Gpu& gpu, bool& fits) {
+    const double capacity = gpu_bytes(gpu);
+    Job on = on_device(job, &find_gpu(gpu.id, "cluster.gpu"), capacity);
+    // A local runtime places the job itself before it loads (llama.cpp's --fit, Ollama's scheduler), as the
+    // estimate does (answers/estimate.cpp): the layout timed is the one it runs.
+    if (runs_locally(on)) {
+        FitReport fit;
+        on = runtime_job(model, on, fit);
+    }
+    const Plan plan = make_plan(model, on);
+    const Step step = run_step(plan, resolve_layout(model.config, on), false);
+    fits = holds(plan, step, capacity);
+    return step.breakdown;
+}
+
+}  // namespace
+
+LayoutMemory layout_memory(const Model& model, const Job& job, const Gpu& gpu) {
+    LayoutMemory m;
+    m.bytes = verdict_breakdown(model, job, gpu, m.fits).total();
+    return m;
+}
+
+double train_memory(const Model& model, const Job& job, const Parallel& p, const Gpu& gpu, bool& fits) {
     Job j = job;
     j.gpus = p.gpus();
     j.tp = p.tp;
@@ -54,19 +82,22 @@ double train_memory(const Model& model, const Job& job, const Parallel& p) {
     j.cp = p.cp;
     j.zero = p.zero;
     j.ep = p.ep;
-    j.grad_accum = p.microbatches;  // micro-batches per optimizer step
-    Breakdown b = compute_breakdown(model, j);
-    // Where the memory model does not yet split routed experts over EP for training (the same figure
-    // with ep 1), the planner does: routed experts over ep ranks instead of tp (Megatron-Core expert-
-    // tensor-parallel size 1), the ZeRO divisor the memory model applied kept.
-    if (p.ep > 1 && model.params.total > 0) {
-        Job one = j;
-        one.ep = 1;
-        if (compute_breakdown(model, one).total() == b.total()) {
+    if (p.microbatches > 1) j.grad_accum = p.microbatches;  // micro-batches per optimizer step
+    Breakdown b = verdict_breakdown(model, j, gpu, fits);
+    // A layout the planner proposes with more expert parallelism than the job's, where the memory model does not
+    // yet split routed experts over EP for training (the same figure with the job's EP): routed experts over ep
+    // ranks instead of tp (Megatron-Core expert-tensor-parallel size 1), the ZeRO divisor the memory model
+    // applied kept. The job's own layout is never adjusted: it is the verdict's.
+    if (p.ep > 1 && p.ep != job.ep && model.params.total > 0) {
+        Job same = j;
+        same.ep = job.ep;
+        bool ignored = false;
+        if (verdict_breakdown(model, same, gpu, ignored).total() == b.total()) {
             const double f = sum_params(model.tensors, [](const Tensor& t) { return t.kind == TensorKind::RoutedExpert; }) /
                              model.params.total;
             const double scale = (1 - f) + f * static_cast<double>(p.tp) / static_cast<double>(p.ep);
             for (int t : {kWeights, kGradients, kOptimizer}) b.bytes[t] *= scale;
+            fits = b.total() <= gpu_bytes(gpu);
         }
     }
     return b.total();
@@ -101,7 +132,7 @@ double bubble_of(Schedule s, double p, double v, double F, double B, double W, s
             why = "(p − 1)(F + B)" + fb;
             return (p - 1) * (F + B);
         case Schedule::Interleaved:
-            why = "(p − 1)(F + B)/v, v = " + plain_number(v) + fb;
+            why = "(p − 1)(F + B)/v, v = " + number_text(v) + fb;
             return (p - 1) * (F + B) / v;
         case Schedule::ZeroBubble:
             why = "(p − 1)(F + B − 2W)" + fb;
@@ -127,7 +158,6 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     const double m = static_cast<double>(p.microbatches), v = static_cast<double>(p.virtual_stages);
     const double b = static_cast<double>(job.batch), s = static_cast<double>(job.seq);
     const double gpus = static_cast<double>(p.gpus());
-    const bool full = job.checkpointing == Checkpointing::Full;
 
     st.tokens_per_step = static_cast<double>(p.dp) * m * b * s;
     st.model_flops_per_token = model_flops_per_token(d, job);
@@ -139,170 +169,21 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     shape.microbatches = m, shape.recipe = r.recipe, shape.fused = r.fused;
     const StepCompute sc = step_compute(model, job, d, r.rates, shape);
     st.ops = sc.ops;
-    st.compute_s = sc.total_s;
+    // Every GPU waits for the slowest of the step's synchronous group (all of them: the collectives tie them);
+    // its sustained rate sits below one GPU alone (cluster/sustained.hpp).
+    st.slowest = slowest_of(r.rates.sustained, p.gpus());
+    st.compute_s = sc.total_s / st.slowest;
     const Schedule schedule = p.virtual_stages > 1 && r.schedule == Schedule::OneF1B ? Schedule::Interleaved : r.schedule;
-    st.bubble_s = bubble_of(schedule, pp, v, sc.forward_s, sc.backward_s, sc.weight_grad_s, st.bubble_why);
+    const double slow = 1 / st.slowest;
+    st.bubble_s = bubble_of(schedule, pp, v, sc.forward_s * slow, sc.backward_s * slow, sc.weight_grad_s * slow, st.bubble_why);
     if (st.bubble_s > 0) st.bubble_why = std::string(schedule_name(schedule)) + ": " + st.bubble_why;
     st.schedule = p.pp > 1 ? schedule_name(schedule) : "no pipeline";
 
-    // One micro-batch's hidden states on one GPU: b · s/cp · h elements.
-    const double act = b * (s / cp) * d.hidden * d.act_bytes;
-    const double layers_here = d.layers / pp;
+    add_comm_terms(model, job, r, p, d, st);
 
-    auto add = [&](const char* key, std::string label, const Link& link, int64_t group, double bytes, double time,
-                   bool hideable, std::string why) {
-        CommTerm c{key, std::move(label), link.name, group, bytes, time, hideable ? -1 : time, std::move(why)};
-        st.comms.push_back(std::move(c));
-    };
-    const std::string per_mb = " × " + n_text(m) + " micro-batches";
-
-    if (p.tp > 1) {
-        // Megatron TP (Shoeybi et al. 2019, arXiv 1909.08053, §3): 2 all-reduces of b·s·h per layer
-        // forward and 2 backward (+2 when the forward is recomputed). Sequence parallelism
-        // (Korthikanti et al. 2022) turns each into a reduce-scatter + all-gather of the same volume
-        // and time. torchtitan and Megatron train with sequence parallelism, so these are NCCL
-        // reduce-scatters and all-gathers: rings (the NVLS in-switch reduction is taken for all-reduces
-        // only, as the serving engines call them). What hides is the framework's (TpOverlap): the overlap
-        // switch hides the forward's collectives and the backward's all-gathers; the backward's 2
-        // reduce-scatters per layer hide behind the weight-gradient GEMMs where the framework does that.
-        const double per_layer = full ? 6 : 4;
-        const Link link = collective_link_for(topo, 1, p.tp);
-        const double half = engine_all_reduce(AllReduceImpl::Nccl, act, p.tp, link, false).time_s / 2;  // one RS or AG
-        const double rs_bwd = m * layers_here * 2;                        // backward reduce-scatters
-        const double rest = m * layers_here * (2 * per_layer) - rs_bwd;   // every other collective
-        const TpOverlap& o = r.tp_overlap;
-        const bool rs_hidden = r.assume.overlap_tp ? o.bwd_rs_overlapped : o.bwd_rs_under_wgrad;
-        const std::string what = " of b·s·h = " + gb_text(act) + " each, NCCL ring over " + link.name;
-        if (r.assume.overlap_tp || rs_hidden) {
-            const double hidden = (r.assume.overlap_tp ? rest : 0) + (rs_hidden ? rs_bwd : 0);
-            add("tp", "TP collectives overlapped with compute", link, p.tp, hidden * act, hidden * half, true,
-                n_text(hidden / (m * layers_here)) + " reduce-scatters / all-gathers per layer × " + n_text(layers_here) +
-                    " layers" + per_mb + what);
-        }
-        const double waiting = m * layers_here * 2 * per_layer - (r.assume.overlap_tp ? rest : 0) - (rs_hidden ? rs_bwd : 0);
-        if (waiting > 0)
-            add("tp", r.assume.overlap_tp ? "TP reduce-scatters of the backward (not overlapped)" : "TP reduce-scatter + all-gather of activations",
-                link, p.tp, waiting * act, waiting * half, false,
-                n_text(waiting / (m * layers_here)) + " reduce-scatters / all-gathers per layer on the critical path × " +
-                    n_text(layers_here) + " layers" + per_mb + what);
-    }
-    if (p.pp > 1) {
-        // Pipeline: each micro-batch's activations (sequence-parallel shard, ÷ TP) go forward and their
-        // gradients back once per model chunk.
-        const double sends = 2 * m * v;
-        const double bytes = act / tp;
-        const Link& link = link_for(topo, p.tp * p.cp * p.dp, 2);
-        // Megatron overlaps the interleaved schedule's sends with compute (the framework's step preset,
-        // parse.cpp); torch.distributed.pipelining waits on them.
-        const bool hidden = r.overlap_pp && p.virtual_stages > 1;
-        add("pp", "PP send/receive between stages", link, 2, sends * bytes, sends * p2p_time(bytes, link), hidden,
-            n_text(sends) + " sends (forward + backward" + (p.virtual_stages > 1 ? " × " + n_text(v) + " chunks" : "") +
-                per_mb + ") of " + gb_text(bytes) + " over " + link.name);
-    }
-    if (p.ep > 1 && d.moe_layers > 0) {
-        // Expert parallelism: dispatch and combine all-to-alls per MoE layer, forward and backward
-        // (+2 with recomputation), of each routed token's hidden state, top-k times. Inside the NVLink
-        // domain every copy crosses NVLink; across nodes, DeepSeek-V3's dispatch (report §3.2.2) sends a
-        // token once to each node holding one of its experts (at most node_limit = 4 of them) over the
-        // fabric and forwards it over NVLink inside the node: the fabric carries the distinct remote nodes
-        // (n·(1 − (1 − 1/n)^k) for n nodes, capped by the limit), NVLink the k copies, both at once.
-        // Dispatch in fp8 (dispatch_bytes 1) halves the forward dispatch; combine and backward stay bf16.
-        const double per_layer = full ? 6 : 4;
-        const double count = m * (d.moe_layers / pp);
-        const double tokens = b * (s / cp) / tp, k = d.experts_per_token, h = d.hidden;
-        const double dispatch = r.dispatch_bytes > 0 ? r.dispatch_bytes : d.act_bytes;
-        const double bytes_per_copy = (dispatch + (per_layer - 1) * d.act_bytes) / per_layer;  // mean over the all-to-alls
-        const int64_t span = p.tp * p.cp * p.ep;
-        const Link& nv = link_for(topo, p.tp * p.cp, std::min<int64_t>(p.ep, std::max<int64_t>(1, r.gpu.domain / (p.tp * p.cp))));
-        double time = 0, bytes = 0;
-        std::string how;
-        if (span <= r.gpu.domain || span <= r.gpu.per_node) {
-            const Link& link = link_for(topo, p.tp * p.cp, p.ep);
-            bytes = tokens * k * h * bytes_per_copy;
-            time = per_layer * all_to_all_time(bytes, p.ep, link);
-            how = "top-" + n_text(k) + " copies of h over " + link.name;
-        } else {
-            const double nodes = std::ceil(static_cast<double>(span) / static_cast<double>(r.gpu.per_node));
-            double distinct = nodes * (1 - std::pow(1 - 1 / nodes, k));
-            if (r.node_limit > 0) distinct = std::min(distinct, static_cast<double>(r.node_limit));
-            const double remote = distinct * (nodes - 1) / nodes;
-            const double fabric_bytes = tokens * remote * h * bytes_per_copy;
-            const double nv_bytes = tokens * k * h * bytes_per_copy;
-            const double t_fabric = fabric_bytes / topo.fabric_link.bytes_per_s + topo.fabric_link.latency_s;
-            const double t_nv = nv_bytes / nv.bytes_per_s + nv.latency_s;
-            time = per_layer * std::max(t_fabric, t_nv);
-            bytes = fabric_bytes + nv_bytes;
-            how = printf_text("%.2f", remote) + " remote nodes per token over " + topo.fabric_link.name + " (of " +
-                  plain_number(nodes) + (r.node_limit > 0 ? ", at most " + n_text(static_cast<double>(r.node_limit)) : "") +
-                  "), top-" + n_text(k) + " copies over NVLink";
-        }
-        const bool hidden = r.assume.overlap_ep || r.schedule == Schedule::DualPipe;
-        const Link& shown = span > r.gpu.per_node && span > r.gpu.domain ? topo.fabric_link : link_for(topo, p.tp * p.cp, p.ep);
-        add("ep", "EP all-to-all of routed tokens", shown, p.ep, count * per_layer * bytes, count * time, hidden,
-            n_text(per_layer) + " all-to-alls per MoE layer × " + n_text(d.moe_layers / pp) + " layers" + per_mb + ": " + how +
-                (r.dispatch_bytes > 0 ? ", dispatch at " + n_text(r.dispatch_bytes) + " byte per element" : "") +
-                (hidden ? ", overlapped with compute" : ""));
-    }
-    if (p.cp > 1) {
-        // Ring attention (Liu et al. 2023; Megatron context parallelism): each layer passes the K/V
-        // chunk around the cp ring, cp−1 hops forward and twice that backward (K/V and their
-        // gradients); it overlaps the attention computation.
-        const double chunk = b * (s / cp) * d.kv_width / std::min(tp, d.kv_heads) * d.act_bytes;
-        const double hops = m * layers_here * 3 * (cp - 1);
-        const Link& link = link_for(topo, p.tp, p.cp);
-        add("cp", "CP ring exchange of K/V", link, p.cp, hops * chunk, hops * p2p_time(chunk, link), true,
-            n_text(3 * (cp - 1)) + " hops per layer × " + n_text(layers_here) + " layers" + per_mb + " of a " +
-                gb_text(chunk) + " K/V chunk over " + link.name);
-    }
-    if (p.dp * p.cp > 1) {
-        // Data-parallel gradient synchronisation over the dp × cp ranks holding the same weights
-        // (ZeRO paper, Rajbhandari et al. 2019, §5 and §7: stage 0 all-reduce = 2Ψ, stages 1–2
-        // reduce-scatter + all-gather = 2Ψ, stage 3 all-gather forward and backward + reduce-scatter
-        // = 3Ψ, every micro-batch for FSDP). Expert weights synchronise over dp·cp/ep ranks.
-        const double trainable = trains_adapters(job) ? trainable_params(model, job) : d.total_params;
-        const double routed = trains_adapters(job) ? 0 : d.routed_params;
-        const double expert_split = p.ep > 1 ? static_cast<double>(p.ep) : tp;
-        const double grad_dense = (trainable - routed) / (tp * pp), grad_expert = routed / (pp * expert_split);
-        const double weight_dense = (d.total_params - d.routed_params) / (tp * pp);
-        const double weight_expert = d.routed_params / (pp * expert_split);
-        const int64_t n_dense = p.dp * p.cp, n_expert = std::max<int64_t>(1, p.dp * p.cp / p.ep);
-        const Link l_dense = collective_link_for(topo, p.tp, n_dense);
-        const Link l_expert = collective_link_for(topo, p.tp * p.ep, n_expert);
-        const double gb = r.assume.grad_reduce_bytes;
-        // torchao float8 with enable_fsdp_float8_all_gather: the converted linears' weights travel in fp8.
-        const double linear_share = d.total_params > 0 ? (d.matmul_params - static_cast<double>(model.config.vocab) * d.hidden) / d.total_params : 0;
-        const double wb = r.recipe && r.fp8_all_gather ? d.act_bytes - (d.act_bytes - 1) * std::clamp(linear_share, 0.0, 1.0) : d.act_bytes;
-        double time = 0, bytes = 0;
-        std::string label, why;
-        auto both = [&](auto&& one) { one(grad_dense, weight_dense, n_dense, l_dense); one(grad_expert, weight_expert, n_expert, l_expert); };
-        if (p.zero == 0) {
-            label = "DP all-reduce of gradients";
-            both([&](double g, double, int64_t n, const Link& l) { time += all_reduce_time(g * gb, n, l); bytes += g * gb; });
-            why = "ring all-reduce of " + gb_text(grad_dense * gb) + " of gradients (" + plain_number(gb) + " bytes each) once per step";
-        } else if (p.zero < 3) {
-            label = "ZeRO-" + n_text(p.zero) + " reduce-scatter + all-gather";
-            const double updated = trains_adapters(job) ? 0 : 1;
-            both([&](double g, double w, int64_t n, const Link& l) {
-                const double gathered = (updated * w + (1 - updated) * g) * wb;  // adapters: only they change
-                time += reduce_scatter_time(g * gb, n, l) + all_gather_time(gathered, n, l);
-                bytes += g * gb + gathered;
-            });
-            why = "reduce-scatter " + gb_text(grad_dense * gb) + " of gradients + all-gather " + gb_text(weight_dense * wb) +
-                  " of updated weights, once per step";
-        } else {
-            label = "FSDP / ZeRO-3 all-gather ×2 + reduce-scatter";
-            both([&](double g, double w, int64_t n, const Link& l) {
-                time += m * (2 * all_gather_time(w * wb, n, l) + reduce_scatter_time(g * gb, n, l));
-                bytes += m * (2 * w * wb + g * gb);
-            });
-            why = "per micro-batch: all-gather " + gb_text(weight_dense * wb) + " of weights forward and again backward, " +
-                  "reduce-scatter " + gb_text(grad_dense * gb) + " of gradients" + per_mb;
-        }
-        why += "; " + n_text(static_cast<double>(n_dense)) + " ranks over " + l_dense.name;
-        add("dp", label, l_dense, n_dense, bytes, time, true, why);
-    }
-
-    // Hideable traffic (data-parallel, CP, and TP/EP when their overlap is on) runs under at most `overlap` of the compute time.
+    // Hideable traffic (data-parallel, CP, and TP/EP when their overlap is on) runs under at most `overlap` of the
+    // compute time; what does not fit stays exposed. The compute it hides under runs slower while NCCL shares the
+    // GPU (cluster/sustained.hpp overlap_slowdown): that time is added as its own term.
     double hideable = 0;
     for (const auto& c : st.comms)
         if (c.exposed_s < 0) hideable += c.time_s;
@@ -310,8 +191,13 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
     const double exposed_share = hideable > 0 ? std::max(0.0, hideable - window) / hideable : 0;
     for (auto& c : st.comms)
         if (c.exposed_s < 0) c.exposed_s = c.time_s * exposed_share;
+    st.overlapped_s = hideable * (1 - exposed_share);
+    st.interference_s = r.assume.interference * st.overlapped_s;
+    // Kernel gaps: the time a framework's GPU stream idles between kernels (launches, host syncs, allocator),
+    // per second of kernel time: the planner's one fitted training parameter (cluster/calibration.hpp).
+    st.gaps_s = r.assume.gap_fraction * st.compute_s;
 
-    st.step_s = st.compute_s + st.bubble_s;
+    st.step_s = st.compute_s + st.bubble_s + st.interference_s + st.gaps_s;
     for (const auto& c : st.comms) st.step_s += c.exposed_s;
     st.tokens_per_s = st.tokens_per_step / st.step_s;
     st.tokens_per_s_per_gpu = st.tokens_per_s / gpus;
@@ -331,8 +217,7 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
             largest = c.exposed_s;
             st.bound_key = c.key;
         }
-    st.memory_bytes = train_memory(model, job, p);
-    st.fits = st.memory_bytes <= gpu_bytes(r.gpu);
+    st.memory_bytes = train_memory(model, job, p, r.gpu, st.fits);
     return st;
 }
 

@@ -75,9 +75,22 @@ const Row* row_of(const Gpu& g) {
     return nullptr;
 }
 
+// The GPUs of hardware/gpus_local.cpp carry their own row.
+struct Local {
+    bool found = false, measured = false, common = false;
+    GpuKind kind = GpuKind::Other;
+    const char* usable = "";
+};
+Local local_of(const Gpu& g) {
+    Local l;
+    l.found = local_gpu_info(g, l.kind, l.usable, l.measured, l.common);
+    return l;
+}
+
 }  // namespace
 
 GpuKind gpu_kind(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.kind;
     const Row* r = row_of(gpu);
     return r ? r->kind : GpuKind::Other;
 }
@@ -94,6 +107,7 @@ const char* gpu_kind_name(GpuKind k) {
 }
 
 const char* usable_source(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.usable;
     const Row* r = row_of(gpu);
     switch (r ? r->source : Source::Marketed) {
         case Source::PyTorch: return "measured: PyTorch's total capacity on this GPU, from a published log";
@@ -110,20 +124,22 @@ const char* usable_source(const Gpu& gpu) {
 
 // The parts of the clouds' GPU instance families (the comment above kRows), ranked first among equal
 // numbers of nodes: MI325X, MI355X and B300 are bought or rented from fewer places.
+// The GPUs of home inference (hardware/gpus_local.cpp) follow their own `common`.
 bool gpu_widely_rented(const Gpu& gpu) {
-    const Row* r = row_of(gpu);
-    if (!r || !r->common) return false;
+    if (!gpu_common(gpu)) return false;
     for (const char* id : {"mi325x", "mi355x", "b300"})
-        if (std::strcmp(r->id, id) == 0) return false;
+        if (std::strcmp(gpu.id, id) == 0) return false;
     return true;
 }
 
 bool gpu_common(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.common;
     const Row* r = row_of(gpu);
     return r && r->common;
 }
 
 bool usable_measured(const Gpu& gpu) {
+    if (const Local l = local_of(gpu); l.found) return l.measured;
     const Row* r = row_of(gpu);
     return r && (r->source == Source::PyTorch || r->source == Source::CudaTotal || r->source == Source::NvidiaSmi);
 }

@@ -255,6 +255,7 @@ const Fabric kFabrics[] = {
 const std::vector<Gpu>& gpu_catalog() {
     static const std::vector<Gpu> gpus = [] {
         std::vector<Gpu> v(std::begin(kCatalog), std::end(kCatalog));
+        v.insert(v.end(), local_gpus().begin(), local_gpus().end());
         std::stable_sort(v.begin(), v.end(), [](const Gpu& a, const Gpu& b) { return a.memory_gib < b.memory_gib; });
         return v;
     }();

@@ -47,6 +47,8 @@ struct Achieved {
 Achieved achieved(const Gpu& gpu);  // by catalog id; an id without a row gets zeros
 
 const std::vector<Gpu>& gpu_catalog();  // ordered by usable memory
+// The GPUs and unified-memory machines of home inference (hardware/gpus_local.cpp), part of gpu_catalog().
+const std::vector<Gpu>& local_gpus();
 
 // What kind of accelerator a catalog GPU is (hardware/gpu_kinds.cpp): the pools a
 // recommendation is drawn from (issue 23: training from data-centre GPUs unless the user
@@ -60,6 +62,9 @@ const char* usable_source(const Gpu& gpu);
 bool usable_measured(const Gpu& gpu);  // the figure was read on this GPU, not taken from the box
 bool gpu_common(const Gpu& gpu);       // one a recommendation may name (bought or rented by the hour)
 bool gpu_widely_rented(const Gpu& gpu); // common, and in the major clouds' instance families (not MI325X, MI355X, B300)
+// A GPU of local_gpus(): its kind, where its usable figure comes from, whether it was measured and
+// whether a recommendation may name it; false for another GPU.
+bool local_gpu_info(const Gpu& gpu, GpuKind& kind, const char*& usable, bool& measured, bool& common);
 double gpu_bytes(const Gpu& gpu);      // usable capacity in bytes
 // The catalog entry with this id; throws InputError(field, ...) listing the ids.
 const Gpu& find_gpu(const std::string& id, const std::string& field);

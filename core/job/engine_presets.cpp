@@ -30,26 +30,30 @@ const std::vector<EnginePreset> kEngines = {
          {"attention", "\"flash\"", "sglang flashinfer / fa3 backends: no s² scores"},
          {"fragmentation", "0", "the pool is sized from free memory after loading"},
      }},
+    // llama.cpp, Ollama and MLX: the fields every version shares; the version's own (flash attention, the
+    // context, --fit, Ollama's parallel requests) come from core/job/runtime_versions.cpp.
     {Engine::LlamaCpp,
      "llama.cpp",
      {
-         {"kv_dtype", "\"fp16\"", "llama.cpp common/common.h cache_type_k / cache_type_v = GGML_TYPE_F16"},
-         {"n_ubatch", "512", "llama.cpp common/common.h common_params n_ubatch = 512"},
-         {"attention", "\"eager\"", "llama.cpp flash_attn off by default until -fa auto (common/common.h, 2024-2025)"},
-         {"n_gpu_layers", "-1", "llama-server -ngl: all layers when given a large value (-1 here)"},
          {"fragmentation", "0", "ggml-alloc sizes each buffer exactly (ggml/src/ggml-alloc.c ggml_gallocr_reserve)"},
          {"report", "\"device\"", "the buffers llama.cpp logs plus the CUDA context"},
      }},
     {Engine::Ollama,
      "Ollama",
      {
-         {"kv_dtype", "\"fp16\"", "llama.cpp common/common.h cache_type_k / cache_type_v = GGML_TYPE_F16"},
-         {"n_ubatch", "512", "ollama llm/server.go: NumBatch 512"},
-         {"seq", "2048", "ollama api/types.go DefaultOptions NumCtx 2048 (4096 from v0.6.x)"},
-         {"attention", "\"eager\"", "ollama envconfig OLLAMA_FLASH_ATTENTION default false"},
-         {"n_gpu_layers", "-1", "ollama llm/memory.go: as many layers as fit (all here; see the -ngl answer)"},
+         {"kv_dtype", "\"fp16\"", "envconfig OLLAMA_KV_CACHE_TYPE default f16"},
+         {"n_ubatch", "512", "ollama api/types.go DefaultOptions NumBatch 512"},
+         {"n_gpu_layers", "-1", "num_gpu unset: as many layers as fit (llm/memory.go, later llama-server's --fit)"},
+         {"op_offload", "true", "the llama.cpp runner offloads large-batch ops on host weights to the GPU (ggml-backend.cpp)"},
          {"fragmentation", "0", "ggml-alloc sizes each buffer exactly"},
          {"report", "\"device\"", "the buffers llama.cpp logs plus the CUDA context"},
+     }},
+    {Engine::Mlx,
+     "MLX",
+     {
+         {"fragmentation", "0", "MLX's peak memory (mx.get_peak_memory) counts its allocations"},
+         {"overhead_gb", "0", "no CUDA context: Metal's command buffers are counted in the peak"},
+         {"report", "\"device\"", "mlx_lm's 'Peak memory'"},
      }},
 };
 

@@ -115,6 +115,27 @@ const std::vector<RecipeChoice> kFineTuneRecipes = {
     {"torchtune", "torchtune"},
 };
 
+// Issue 36: the "Post-train (RL / DPO)" entry point, for the page to offer beside the four above (the page
+// restructure, issue 33, decides where): TRL's GRPO on a LoRA policy with vLLM colocated on one GPU.
+const std::vector<Intent> kPostTrain = {
+    {"post_train",
+     "Post-train (RL / DPO)",
+     "Does GRPO (or DPO, PPO) of this model fit my GPU, which phase peaks, and how long may completions be?",
+     "TRL's GRPO with vLLM colocated",
+     {
+         {"mode", "\"grpo\"", "GRPO (DeepSeekMath), the RL recipe of 2025-26 reasoning models; TRL GRPOTrainer"},
+         {"framework", "\"trl\"", "TRL, the reference trainers (huggingface/trl)"},
+         {"policy", "\"lora\"", "LoRA on the policy: TRL's GRPO examples pass peft_config, and the reference is then the base itself"},
+         {"use_vllm", "true", "TRL GRPOConfig use_vllm=True: vLLM generates the rollouts (the docs' recommended setup)"},
+         {"vllm_mode", "\"colocate\"", "TRL GRPOConfig vllm_mode = 'colocate': vLLM on the training GPU"},
+         {"num_generations", "8", "TRL GRPOConfig num_generations = 8"},
+         {"max_completion_length", "1024", "1,024 generated tokens: a reasoning trace to size against; set it to yours"},
+     },
+     {},
+     {},
+     "posttrain"},
+};
+
 }  // namespace
 
 const char* model_scale_name(ModelScale s) {
@@ -137,13 +158,15 @@ ModelScale model_scale(const ModelConfig& c, double params_total) {
 }
 
 const std::vector<Intent>& intents() { return kIntents; }
+const std::vector<Intent>& posttrain_intents() { return kPostTrain; }
 
 const Intent& find_intent(const std::string& id) {
     std::string names;
-    for (const Intent& i : kIntents) {
-        if (id == i.id) return i;
-        names += (names.empty() ? "" : ", ") + std::string(i.id);
-    }
+    for (const auto* list : {&kIntents, &kPostTrain})
+        for (const Intent& i : *list) {
+            if (id == i.id) return i;
+            names += (names.empty() ? "" : ", ") + std::string(i.id);
+        }
     throw InputError("intent", "must be one of " + names + ", got '" + short_text(id) + "'");
 }
 

@@ -37,7 +37,7 @@ struct Intent {
 };
 
 const std::vector<Intent>& intents();
-// The intent of that id, or InputError("intent") naming the four.
+// The intent of that id (the four, or post_train), or InputError("intent") naming them.
 const Intent& find_intent(const std::string& id);
 
 // An intent as it applies to one model: its fields with the matching variant's over them (each once,
@@ -57,5 +57,10 @@ struct RecipeChoice {
     const char* label;      // "Unsloth", "HF + PEFT"
 };
 const std::vector<RecipeChoice>& fine_tune_recipes();
+
+// Issue 36: the post-training entry point, kept apart from the four until the page shows it
+// (core/api/intents.cpp writes it under "post_train"); the question's intent may name it
+// (find_intent looks in both).
+const std::vector<Intent>& posttrain_intents();
 
 }  // namespace vramcalc

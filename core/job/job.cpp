@@ -10,9 +10,11 @@
 #include "job/choices.hpp"
 #include "job/engine_presets.hpp"
 #include "job/job_serving.hpp"
+#include "job/runtime_versions.hpp"
 #include "job/vllm_versions.hpp"
 #include "hardware/gpus.hpp"
 #include "job/presets.hpp"
+#include "job/posttrain_presets.hpp"
 #include "model/heads.hpp"
 
 namespace vramcalc {
@@ -20,15 +22,8 @@ namespace {
 
 using nlohmann::json;
 
-// A preset's value in force: each field once, the later preset's value replacing the earlier one.
-void assume(Job& job, const std::string& by, const PresetField& f) {
-    for (Assumed& a : job.assumptions)
-        if (a.key == f.key) {
-            a = {by, f.key, f.value, f.source};
-            return;
-        }
-    job.assumptions.push_back({by, f.key, f.value, f.source});
-}
+// A preset's value in force (job/assumed.hpp).
+void assume(Job& job, const std::string& by, const PresetField& f) { vramcalc::assume(job, by, f.key, f.value, f.source); }
 
 const Choice<Mode> kModes[] = {{"inference", Mode::Inference}, {"train", Mode::Train},
                                {"lora", Mode::LoRA}, {"qlora", Mode::QLoRA}};
@@ -47,7 +42,8 @@ const Choice<Attention> kAttention[] = {{"flash", Attention::Flash},
                                         {"unfused", Attention::Unfused}};
 const Choice<Loss> kLoss[] = {{"full", Loss::Full},       {"full_fp32", Loss::FullFp32},
                               {"chunked", Loss::Chunked}, {"fused", Loss::Fused},
-                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted}};
+                              {"vocab_parallel", Loss::VocabParallel}, {"shifted", Loss::Shifted},
+                              {"logprobs", Loss::LogProbs}};
 const Choice<Precision> kPrecision[] = {{"master", Precision::Master}, {"pure", Precision::Pure},
                                         {"autocast", Precision::Autocast}};
 const Choice<OptimizerImpl> kOptimizerImpl[] = {{"fused", OptimizerImpl::Fused}, {"foreach", OptimizerImpl::Foreach}};
@@ -57,7 +53,8 @@ const Choice<Framework> kFrameworks[] = {{"custom", Framework::Custom},       {"
                                          {"accelerate_fsdp", Framework::AccelerateFsdp},
                                          {"torchtune", Framework::Torchtune}, {"deepspeed", Framework::DeepSpeed},
                                          {"megatron", Framework::Megatron},   {"unsloth", Framework::Unsloth},
-                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo}};
+                                         {"torchtitan", Framework::Torchtitan}, {"nemo", Framework::Nemo},
+                                         {"trl", Framework::Trl}, {"verl", Framework::Verl}, {"openrlhf", Framework::OpenRlhf}};
 
 const NumberFormat* float_format(const json& v, const std::string& field) {
     const NumberFormat& f = find_format(text_field(v, field), field);
@@ -94,8 +91,26 @@ void read_lora_targets(const std::string& spec, Job& job) {
 bool read_field(Job& job, const std::string& key, const json& v) {
     const std::string field = "job." + key;
     if (read_serving_field(job, key, v, field) || read_parallel_field(job, key, v, field)) return true;
-    if (read_view_field(job, key, v, field)) return true;
-    if (key == "mode") job.mode = read_choice(v, field, kModes);
+    if (read_view_field(job, key, v, field) || read_machine_field(job, key, v, field)) return true;
+    if (read_posttrain_field(job, key, v, field) || read_serving_extra_field(job, key, v, field)) return true;
+    if (key == "mode") {
+        // The four modes, or a post-training mode (job/post_training.hpp): that trains a policy,
+        // full unless `policy` says lora or qlora.
+        PostMode post = PostMode::None;
+        if (v.is_string()) post_mode_named(v.get<std::string>(), post);
+        if (post == PostMode::None) {
+            std::string names;
+            for (const char* n : mode_names()) names += std::string(names.empty() ? "" : ", ") + n;
+            for (const char* n : post_mode_names()) names += std::string(", ") + n;
+            bool plain = false;
+            for (const auto& c : kModes) plain = plain || (v.is_string() && v.get<std::string>() == c.name);
+            if (!plain) throw InputError(field, "must be one of " + names + ", got " + describe_value(v));
+            job.mode = read_choice(v, field, kModes);
+        } else {
+            job.post.mode = post;
+            if (job.mode == Mode::Inference) job.mode = Mode::Train;
+        }
+    }
     else if (key == "framework") job.framework = read_choice(v, field, kFrameworks);
     else if (key == "dtype") {
         const std::string name = text_field(v, field);
@@ -198,7 +213,54 @@ void apply_vllm_version(const json& j, Job& job) {
         }
 }
 
+// llama.cpp, Ollama and MLX by version (core/job/runtime_versions.cpp): the entry's fields where the user
+// gives none, each named in the assumptions; another engine may not name these versions.
+void apply_runtime_version(const json& j, Job& job) {
+    const char* own = runtime_version_field(job.engine);
+    for (const char* key : {"llamacpp_version", "ollama_version", "mlx_version"})
+        if (j.contains(key) && std::string(key) != own)
+            throw InputError(std::string("job.") + key, std::string("applies to engine ") +
+                                                            (std::string(key) == "llamacpp_version" ? "llamacpp"
+                                                             : std::string(key) == "ollama_version" ? "ollama"
+                                                                                                    : "mlx"));
+    if (*own == 0) return;
+    const auto given = j.find(own);
+    if (given != j.end() && given->is_number())
+        throw InputError(std::string("job.") + own, "must be text such as \"0.15.5\" or \"2025-08\", got " + describe_value(*given));
+    const std::string asked = given != j.end() ? text_field(*given, std::string("job.") + own) : "newest";
+    std::string resolved;
+    const RuntimeVersion& v = runtime_version_for(job.engine, asked, std::string("job.") + own, resolved);
+    job.runtime_version = resolved;
+    job.runtime_label = v.label;
+    assume(job, v.label, own, json(resolved).dump(), given == j.end() ? "the newest; set the version for another" : "as given");
+    for (const PresetField& f : v.fields) {
+        if (j.contains(f.key) || (std::string(f.key) == "seq" && j.contains("num_ctx")) ||
+            (std::string(f.key) == "num_parallel" && j.contains("batch")))
+            continue;
+        read_field(job, f.key, json::parse(f.value));
+        assume(job, v.label, f);
+    }
+}
+
+// Ollama 0.15.5+ (server/routes.go): the default context by the total memory of the GPUs, each less
+// OLLAMA_GPU_OVERHEAD (0), at 47 / 23 GiB ("slightly lower thresholds than 48/24 GiB").
+int64_t ollama_vram_tier(const Job& job) {
+    if (job.machine.cpu_only || (!job.gpu && job.device_gib <= 0)) return 4096;
+    const double each = job.device_gib > 0 ? job.device_gib : job.gpu->memory_gib;
+    const double total = each * static_cast<double>(job.gpus);
+    return total >= 47 ? 262144 : total >= 23 ? 32768 : 4096;
+}
+
 }  // namespace
+
+void assume(Job& job, const std::string& by, const std::string& key, const std::string& value, const std::string& source) {
+    for (Assumed& a : job.assumptions)
+        if (a.key == key) {
+            a = {by, key, value, source};
+            return;
+        }
+    job.assumptions.push_back({by, key, value, source});
+}
 
 const char* mode_name(Mode v) { return name_of(kModes, v); }
 const char* mode_title(Mode v) {
@@ -213,6 +275,7 @@ const char* optimizer_impl_name(OptimizerImpl v) { return name_of(kOptimizerImpl
 const char* memory_kind_name(MemoryKind v) { return name_of(kMemoryKind, v); }
 const char* framework_name(Framework v) { return name_of(kFrameworks, v); }
 bool llama_cpp_like(const Job& job) { return job.engine == Engine::LlamaCpp || job.engine == Engine::Ollama; }
+bool runs_locally(const Job& job) { return llama_cpp_like(job) || job.engine == Engine::Mlx; }
 std::vector<const char*> mode_names() { return names_of(kModes); }
 std::vector<const char*> optimizer_names() { return names_of(kOptimizers); }
 std::vector<const char*> checkpointing_names() { return names_of(kCheckpointing); }
@@ -239,8 +302,12 @@ Job parse_job(const json& j) {
     Job job;
     // The preset first, so every field the user gives overrides it.
     const Preset* framework = nullptr;
-    if (auto it = j.find("framework"); it != j.end()) {
-        job.framework = read_choice(*it, "job.framework", kFrameworks);
+    // A post-training mode without a framework runs TRL's trainers (TRL's preset).
+    PostMode post = PostMode::None;
+    if (auto m = j.find("mode"); m != j.end() && m->is_string()) post_mode_named(m->get<std::string>(), post);
+    const auto named = j.find("framework");
+    if (named != j.end() || post != PostMode::None) {
+        job.framework = named != j.end() ? read_choice(*named, "job.framework", kFrameworks) : Framework::Trl;
         framework = &preset_of(job.framework);
         for (const PresetField& f : framework->fields) {
             if (j.contains(f.key)) continue;
@@ -248,13 +315,24 @@ Job parse_job(const json& j) {
             assume(job, framework->label, f);
         }
     }
-    // Whether the user or the framework's preset gives a field.
-    const auto given = [&](const char* key) {
-        return j.contains(key) || (framework && std::any_of(framework->fields.begin(), framework->fields.end(),
-                                                            [key](const PresetField& f) { return std::string(f.key) == key; }));
-    };
-    // Then the mode's own defaults, where neither the framework nor the user sets the field.
+    // The mode (and a post-training mode's policy) next, then the post-training mode's defaults
+    // for this framework (job/posttrain_presets.cpp): over the framework's, under the user's.
     if (auto it = j.find("mode"); it != j.end()) read_field(job, "mode", *it);
+    if (auto it = j.find("policy"); it != j.end()) read_field(job, "policy", *it);
+    const std::vector<PresetField>& post_fields = posttrain_defaults(job.framework, job.post.mode);
+    for (const PresetField& f : post_fields) {
+        if (j.contains(f.key)) continue;
+        read_field(job, f.key, json::parse(f.value));
+        assume(job, posttrain_preset_label(job.framework, job.post.mode), f);
+    }
+    // Whether the user or a preset gives a field.
+    const auto given = [&](const char* key) {
+        const auto in = [key](const std::vector<PresetField>& fields) {
+            return std::any_of(fields.begin(), fields.end(), [key](const PresetField& f) { return std::string(f.key) == key; });
+        };
+        return j.contains(key) || (framework && in(framework->fields)) || in(post_fields);
+    };
+    // Then the mode's own defaults, where neither a preset nor the user sets the field.
     for (const PresetField& f : mode_defaults(job.mode)) {
         if (given(f.key)) continue;
         read_field(job, f.key, json::parse(f.value));
@@ -274,11 +352,20 @@ Job parse_job(const json& j) {
     if (job.engine == Engine::Vllm) apply_vllm_version(j, job);
     else
         for (const char* key : {"vllm_version", "vllm_engine"})
-            if (j.contains(key)) throw InputError(std::string("job.") + key, "applies to engine vllm");
+            if (j.contains(key) && !(post_training(job.post) && std::string(key) == "vllm_version"))
+                throw InputError(std::string("job.") + key, "applies to engine vllm (or a post-training job's rollout with use_vllm)");
+    apply_runtime_version(j, job);
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!read_field(job, it.key(), it.value()))
             throw InputError("job." + it.key(), "unknown field; known: " + std::string(kKnownFields) + ", " +
-                                                    serving_field_names() + ", " + view_field_names());
+                                                    serving_field_names() + ", " + view_field_names() + ", " +
+                                                    machine_field_names() + ", " + posttrain_field_names() + ", " + serving_extra_field_names());
+    check_machine_fields(j, job);
+    if (job.ollama_ctx_by_vram && !j.contains("seq") && !j.contains("num_ctx")) {
+        job.seq = ollama_vram_tier(job);
+        assume(job, "Ollama", "seq", std::to_string(job.seq), "server/routes.go: num_ctx by the GPUs' total memory (tiers at 47 and 23 GiB)");
+    }
+    if (j.contains("seq") || j.contains("num_ctx")) job.ctx_auto = false;
     // The loss is compiled with the model unless the job or its preset says otherwise.
     if (!given("compile_loss")) job.compile_loss = job.compile;
     job.chunked_prefill_given = j.contains("chunked_prefill") || j.contains("enable_chunked_prefill");
@@ -299,7 +386,9 @@ Job parse_job(const json& j) {
                                                        "train, lora or qlora, got '") + mode_name(job.mode) + "'");
     if (job.engine != Engine::Custom && trains(job))
         throw InputError("job.engine", std::string("is an inference engine; mode must be inference, got '") +
-                                           mode_name(job.mode) + "'");
+                                           job_mode_name(job) + "'");
+    finish_posttrain(j, job);      // job/posttrain_fields.cpp
+    finish_serving_extras(job);    // job/serving_extras_fields.cpp
     return job;
 }
 

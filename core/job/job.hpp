@@ -9,6 +9,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "job/assumed.hpp"
+#include "machine/machine.hpp"
+#include "job/post_training.hpp"
+#include "job/serving_choices.hpp"
+#include "job/serving_extras.hpp"
 #include "model/config.hpp"
 #include "model/formats.hpp"
 #include "text/units.hpp"
@@ -39,6 +44,7 @@ enum class Loss {
     Fused,    // Liger / Unsloth fused linear + cross-entropy: no full logits
     VocabParallel,  // Megatron vocab_parallel_cross_entropy: one fp32 copy, exp'd in place and reused as the gradient
     Shifted,  // transformers without an fp32 upcast (GPT-2, GPT-NeoX before 4.46): logits, shifted copy and log_softmax in the model dtype
+    LogProbs, // TRL selective_log_softmax: per-token log-probs of 16-bit logits, one row's log_softmax at a time (GRPO, DPO)
 };
 // Where the parameters of full training live and in which dtype.
 enum class Precision {
@@ -66,7 +72,8 @@ enum class ModelInit {
     None,         // not modelled: init frees what it allocates in sizes the step reuses
     TorchaoNf4V01,  // torchtune <= 0.1 QLoRA: layers built in bf16 on the GPU and quantized by torchao 0.1's unchunked to_nf4
 };
-enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan, Nemo };
+enum class Framework { Custom, HfTrainer, AccelerateFsdp, Torchtune, DeepSpeed, Megatron, Unsloth, Torchtitan, Nemo,
+                       Trl, Verl, OpenRlhf };
 // Inference engines, each with its own memory accounting (core/serving.cpp;
 // presets in core/engine_presets.cpp).
 enum class Engine {
@@ -76,33 +83,11 @@ enum class Engine {
     Sglang,    // KV pool = mem_fraction_static × device − weights − context
     LlamaCpp,  // GGUF per-tensor types, -ngl offload, ggml compute buffer
     Ollama,    // llama.cpp underneath, with Ollama's defaults
-};
-// llama.cpp's per-tensor type rules (llama-quant.cpp llama_tensor_get_type) as of:
-enum class GgufRules {
-    Current,  // merged 3-D expert tensors (ffn_down_exps follows the ffn_down rule; MoE attn_output q5_K)
-    Dec2023,  // per-expert 2-D tensors named ffn_down.E: missed by the "ffn_down.weight" rule (Mixtral GGUFs of Dec 2023)
+    Mlx,       // Apple's MLX (mlx-lm's server, LM Studio's MLX engine): unified memory only
 };
 // Which linear layers get LoRA adapters: "all-linear" (QLoRA paper setting),
 // "attention", "mlp", or a comma-separated list of module names.
 enum class LoraScope { AllLinear, Attention, Mlp, Named };
-// --- Serving engines by version, multi-GPU splits and caches (issue 22) ---
-// llama.cpp -sm (common/arg.cpp --split-mode): whole layers per GPU, matrices split
-// by rows, or everything on -mg.
-enum class SplitMode { Layer, Row, None };
-// vLLM's engine: V0 (worker/worker.py) or V1 (v1/worker/gpu_worker.py, default from 0.8).
-enum class VllmEngine { V0, V1 };
-// vLLM CUDA graphs (config/compilation.py CUDAGraphMode): none (enforce_eager), V0's
-// whole-model decode graphs, V1's piecewise graphs, or piecewise + full decode graphs (0.11+).
-enum class CudaGraphMode { None, Full, Piecewise, FullAndPiecewise };
-// Which batch sizes vLLM captures (see core/job/vllm_versions.cpp).
-enum class CaptureSizes {
-    V0,         // [1, 2, 4] + 8·i up to max_num_seqs (worker/model_runner.py _BATCH_SIZES_TO_CAPTURE)
-    V1Fixed,    // [1, 2, 4] + 8·i up to 512 whatever max_num_seqs (0.7 – 0.9.1)
-    V1Twice,    // [1, 2, 4] + 8·i up to min(2 · max_num_seqs, 512) (config _set_cudagraph_sizes, 0.10+)
-    V1Twice16,  // the same, in steps of 16 past 256 (51 sizes to 512, as v0.19 logs them)
-};
-// transformers generate cache_implementation (cache_utils.py).
-enum class CacheImpl { Dynamic, Static, Offloaded, OffloadedStatic, Quantized };
 // How the data-parallel ranks shard and move the model states (memory/parallel.cpp
 // reads each one's buffers; presets in job/presets.cpp choose one per framework).
 enum class ShardingImpl {
@@ -134,12 +119,6 @@ struct Gpu;
 // The GPUs a recommendation may name (core/answers/verdict.cpp, hardware/gpus.hpp gpu_kind).
 enum class GpuPool { Auto, Datacenter, Workstation, Consumer, Any };
 
-// A value a preset set where the user gave none (parse_job): the preset, the field, its value as JSON
-// text and the code it was read from. A later preset setting the same field replaces the earlier entry.
-struct Assumed {
-    std::string by, key, value, source;
-};
-
 struct Job {
     Mode mode = Mode::Inference;
     Framework framework = Framework::Custom;
@@ -168,6 +147,8 @@ struct Job {
     Attention attention = Attention::Flash;
     Loss loss = Loss::Full;
     int64_t loss_chunks = 8;             // torchtune CEWithChunkedOutputLoss num_output_chunks
+    int64_t loss_tokens = 0;             // tokens per sequence whose logits are computed (0 = every token; TRL logits_to_keep)
+    int64_t transformers_major = 5;      // transformers release (transformers_version): v5 fuses MoE experts, which bitsandbytes skips
     bool compile = false;                // torch.compile fuses elementwise ops: norms, RoPE, SwiGLU save less
     bool compile_loss = false;           // the loss is compiled too (default: as `compile`; torchtitan compiles only the blocks)
     bool loss_parallel = false;          // with TP, the loss runs on vocab-sharded DTensor logits (torch loss_parallel)
@@ -285,16 +266,64 @@ struct Job {
     int64_t cache_residual_length = 128;      // QuantizedCache residual_length (tokens kept in full precision)
     int64_t cache_q_group_size = 64;          // QuantizedCache q_group_size
 
+    // --- Your machine and the local runtimes (issue 32; read in core/job/machine_fields.cpp, runtime
+    //     defaults by version in core/job/runtime_versions.cpp, used by core/serving/ and core/local/) ---
+    Machine machine;                          // system RAM, its bandwidth, unified-memory settings, CPU only
+    int64_t n_cpu_moe = 0;                    // llama.cpp --n-cpu-moe N: the routed experts of the first N layers in RAM
+    bool mmap = true;                         // llama.cpp / Ollama map the GGUF (--no-mmap: read into RAM)
+    bool mlock = false;                       // --mlock: the mapped weights pinned in RAM
+    bool fit = false;                         // llama.cpp --fit: shrink the context, then move experts and layers to RAM
+    double fit_target_mib = 1024;             // --fit-target: memory --fit leaves free per GPU
+    int64_t fit_min_ctx = 4096;               // --fit-ctx: the smallest context --fit shrinks to
+    bool ctx_auto = false;                    // -c 0: the model's trained context (resolved when the model is known)
+    bool ollama_ctx_by_vram = false;          // Ollama 0.15.5+: num_ctx 4,096 / 32,768 / 262,144 by total VRAM
+    bool op_offload = true;                   // llama.cpp copies RAM-resident weights to the GPU for batches of 32+
+    std::string runtime_version;              // llama.cpp / Ollama / MLX: the version as resolved
+    const char* runtime_label = "";           // that version's entry, for the output
+    int64_t kv_bits = 0;                      // MLX: quantized KV cache bits (0 = the model's dtype)
+    int64_t mlx_group_size = 64;              // MLX affine quantization group (scale + bias per group)
+    int64_t prefill_step_size = 2048;         // MLX: prompt tokens per prefill step
+    int64_t prompt_cache_size = 10;           // mlx_lm.server: KV caches kept in its LRU prompt cache
+    std::string model_file;                   // the model file or id the printed command names, as given
+    std::string model_id;                     // the model's Hub id, to name a file after when model_file is not given
+
     // --- How the answer speaks to the user (issue 23; read in core/job/view_fields.cpp) ---
     TextUnit units = TextUnit::GB;            // every size text: gb (10⁹ B, default), gib or mib
     // Which GPUs a recommendation is drawn from when the user's own GPU does not hold the job
     // (core/answers/verdict.cpp): auto = training from data-centre GPUs, inference from any.
     GpuPool recommend_from = GpuPool::Auto;
+
+    // --- Issue 36: post-training (job/post_training.hpp), speculative decoding, multi-LoRA serving
+    //     and several jobs on one machine (job/serving_extras.hpp) ---
+    PostTraining post;                        // mode grpo, dpo, ...: `mode` above is then the policy's (train, lora, qlora)
+    Speculative spec;
+    LoraServing lora_serving;
+    std::vector<MachineJob> machine_jobs;     // the other jobs sharing this job's GPU
 };
 
 // Reads a job from JSON; absent fields keep their defaults, or the preset's
 // when "framework" names one. Throws InputError("job.<field>").
 Job parse_job(const nlohmann::json& job);
+
+// --- Issue 36 (job/posttrain_fields.cpp, job/serving_extras_fields.cpp) ---
+// The post-training and serving-extras fields: false for a key that is not one.
+bool read_posttrain_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+bool read_serving_extra_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* posttrain_field_names();
+const char* serving_extra_field_names();
+// The mode as the job gives it: a post-training mode's name when one is set, else mode_name.
+const char* job_mode_name(const Job& job);
+const char* post_mode_name(PostMode m);
+bool post_mode_named(const std::string& name, PostMode& mode);  // false for a name that is none
+std::vector<const char*> post_mode_names();
+const char* policy_name(Mode m);  // full | lora | qlora
+const char* vllm_mode_name(VllmMode m);
+const char* spec_method_name(SpecMethod m);
+std::vector<const char*> spec_method_names();
+// After every field is read: the post-training mode's checks and its rollout engine's job; the
+// serving extras' checks (each InputError names its field).
+void finish_posttrain(const nlohmann::json& j, Job& job);
+void finish_serving_extras(Job& job);
 
 inline bool trains(const Job& job) { return job.mode != Mode::Inference; }
 // Gradients held in fp32 buffers. DeepSpeed's fp32 accumulation is BF16_Optimizer's (ZeRO 0-1);
@@ -325,6 +354,12 @@ std::vector<const char*> split_mode_names();
 std::vector<const char*> cache_impl_names();
 std::vector<const char*> engine_names();
 bool llama_cpp_like(const Job& job);  // llama.cpp or Ollama
+bool runs_locally(const Job& job);    // llama.cpp, Ollama or MLX: the machine's two pools decide
+// The machine and local-runtime fields (job/machine_fields.cpp): false for a key that is not one.
+bool read_machine_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field);
+const char* machine_field_names();
+// The machine fields against each other and the engine, once every field is read (job/machine_fields.cpp).
+void check_machine_fields(const nlohmann::json& given, Job& job);
 // llama.cpp sees at most 16 devices: src/llama.cpp llama_max_devices() returns 16, the size of
 // llama_model_params.tensor_split (and ggml-cuda's GGML_CUDA_MAX_DEVICES); Ollama runs the same.
 constexpr int64_t kLlamaCppMaxDevices = 16;

@@ -13,7 +13,8 @@ using nlohmann::json;
 
 const Choice<Engine> kEngines[] = {{"custom", Engine::Custom},     {"hf", Engine::HfGenerate},
                                    {"vllm", Engine::Vllm},         {"sglang", Engine::Sglang},
-                                   {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama}};
+                                   {"llamacpp", Engine::LlamaCpp}, {"ollama", Engine::Ollama},
+                                   {"mlx", Engine::Mlx}};
 const Choice<GgufRules> kGgufRules[] = {{"current", GgufRules::Current}, {"2023-12", GgufRules::Dec2023}};
 const Choice<SplitMode> kSplitModes[] = {{"layer", SplitMode::Layer}, {"row", SplitMode::Row}, {"none", SplitMode::None}};
 const Choice<VllmEngine> kVllmEngines[] = {{"v0", VllmEngine::V0}, {"v1", VllmEngine::V1}};
@@ -35,7 +36,7 @@ const Gpu* gpu_field(const json& v, const std::string& field) {
         if (id == g.id) return &g;
         names += (names.empty() ? "" : ", ") + std::string(g.id);
     }
-    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose one of " + names);
+    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose cpu (no GPU) or one of " + names);
 }
 
 // -ts as llama.cpp takes it: a list of shares, or the same written "3,1" (as the CLI passes it).
@@ -85,6 +86,10 @@ const NumberFormat* kv_format(const json& v, const std::string& field) {
 bool read_serving_field(Job& job, const std::string& key, const json& v, const std::string& field) {
     constexpr int64_t kTokens = 100'000'000;
     if (key == "engine") job.engine = engine_field(v, field);
+    else if (key == "gpu" && v.is_string() && v.get_ref<const std::string&>() == "cpu") {
+        job.gpu = nullptr;  // a machine without a GPU (issue 32)
+        job.machine.cpu_only = true;
+    }
     else if (key == "gpu") {
         job.gpu = gpu_field(v, field);
         const std::string id = job.gpu->id;

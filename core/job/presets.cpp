@@ -109,6 +109,40 @@ const std::vector<Preset> kPresets = {
          {"optimizer_impl", "\"fused\"", "nemo MegatronOptimizerModule: TE/apex FusedAdam"},
          {"attention", "\"flash\"", "megatron core TEDotProductAttention (flash / cuDNN fused attention)"},
      }},
+    // Post-training frameworks (issue 36): their trainers' own defaults; each mode's are in
+    // core/job/posttrain_presets.cpp.
+    {Framework::Trl,
+     "TRL",
+     {
+         {"precision", "\"autocast\"", "trl trainer/utils.py create_model_from_path: dtype 'float32' unless model_init_kwargs say otherwise; bf16=True autocasts"},
+         {"optimizer_impl", "\"foreach\"", "transformers TrainingArguments.optim 'adamw_torch': torch.optim.AdamW, foreach on CUDA"},
+         {"attention", "\"sdpa\"", "transformers PreTrainedModel._autoset_attn_implementation: sdpa by default"},
+         {"adapter_dtype", "\"fp32\"", "peft LoraModel autocast_adapter_dtype=True: adapters upcast to fp32"},
+         {"report", "\"reserved\"", "torch.cuda.max_memory_reserved, what Trainer's memory metrics log"},
+     }},
+    {Framework::Verl,
+     "verl",
+     {
+         {"zero", "3", "verl engine/fsdp.yaml: FSDP FULL_SHARD over the actor's GPUs (fsdp_size -1)"},
+         {"sharding_impl", "\"fsdp1\"", "verl actor.strategy fsdp: torch FullyShardedDataParallel (fsdp2 by choice)"},
+         {"precision", "\"master\"", "verl engine/fsdp.yaml model_dtype fp32 under a bf16 MixedPrecision: 4-byte params and gradients, fp32 Adam"},
+         {"reduce_dtype", "\"fp32\"", "verl workers/fsdp_workers.py MixedPrecision(reduce_dtype=float32)"},
+         {"optimizer_impl", "\"foreach\"", "verl optim/fsdp.yaml optimizer_impl torch.optim: AdamW, foreach on CUDA"},
+         {"checkpointing", "\"full\"", "verl model.enable_gradient_checkpointing = True"},
+         {"attention", "\"flash\"", "verl model.use_remove_padding: flash-attn varlen kernels"},
+         {"report", "\"reserved\"", "verl utils/debug: max_memory_reserved in the step's metrics"},
+     }},
+    {Framework::OpenRlhf,
+     "OpenRLHF",
+     {
+         {"zero", "2", "openrlhf cli/train_ppo_ray.py --ds.zero_stage default 2"},
+         {"sharding_impl", "\"deepspeed\"", "openrlhf: DeepSpeed engines for actor, critic, reference and reward model"},
+         {"precision", "\"master\"", "openrlhf --ds.param_dtype bf16: DeepSpeed bf16 params with an fp32 master copy"},
+         {"optimizer_impl", "\"fused\"", "deepspeed ops/adam FusedAdam"},
+         {"attention", "\"flash\"", "openrlhf --ds.attn_implementation default flash_attention_2"},
+         {"checkpointing", "\"none\"", "openrlhf --actor.gradient_checkpointing_enable default False"},
+         {"report", "\"reserved\"", "deepspeed see_memory_usage: max_memory_reserved"},
+     }},
 };
 
 // QLoRA is run with activation checkpointing in the recipes people copy: PEFT's

@@ -264,7 +264,10 @@ double alibi_bias_bytes(const Plan& p, const Layout& l) {
 LogitShape logit_shape(const Plan& p, const Layout& l) {
     const ModelConfig& c = p.m.config;
     const double b = static_cast<double>(p.job.batch), cp = static_cast<double>(l.cp);
-    const double T = b * static_cast<double>(p.job.seq) / cp;
+    // Logits for the last loss_tokens of each sequence only (transformers logits_to_keep, as TRL's
+    // online trainers pass it: the completion's tokens), else for every token.
+    const int64_t kept = p.job.loss_tokens > 0 && c.head == Head::CausalLM ? std::min(p.job.loss_tokens, p.job.seq) : p.job.seq;
+    const double T = b * static_cast<double>(kept) / cp;
     const double V = static_cast<double>(c.vocab) / static_cast<double>(l.tp);  // vocab-parallel logits
     const double n = static_cast<double>(c.num_labels);
     switch (c.head) {

@@ -35,6 +35,11 @@ KvCost kv_cost(const Plan& p, const Layout& l, double layer_share) {
     if (c.is_mla()) {
         // DeepSeek-V2 §2.1.2: one latent of kv_lora_rank + qk_rope_head_dim per token, all heads share it.
         per_layer_token = static_cast<double>(c.kv_lora_rank + c.qk_rope_head_dim) * kv_element_bytes(p, 0);
+        // DSA (DeepSeek-V3.2, GLM-5): the lightning indexer keeps one key of index_head_dim per token
+        // per layer in FP8 with an fp32 scale per 128 values, whatever the KV dtype (DeepSeek-V3.2
+        // inference/model.py Indexer k_cache / k_scale_cache; vLLM's and SGLang's indexer caches).
+        if (c.indexer_head_dim > 0)
+            per_layer_token += static_cast<double>(c.indexer_head_dim) + 4.0 * static_cast<double>((c.indexer_head_dim + 127) / 128);
     } else if (c.heads > 0) {
         const int64_t kv_heads = c.kv_heads > 0 ? c.kv_heads : c.heads;
         const int64_t head_dim = c.head_dim > 0 ? c.head_dim : c.hidden / c.heads;

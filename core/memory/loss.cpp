@@ -85,6 +85,15 @@ LossBuffers cross_entropy(const Plan& p, const Layout& l, double T, double V) {
             b.forward_peak = 3 * B * TV;
             b.backward_peak = 4 * B * TV;
             break;
+        case Loss::LogProbs:
+            // TRL trainer/utils.py selective_log_softmax on 16-bit logits: the model's logits (the
+            // temperature divides them in place), then per row a log_softmax whose output is saved for
+            // backward and a gather. Backward: each row's gather and log_softmax gradients, stacked into
+            // the logits' gradient (UnbindBackward) while the saved outputs are released.
+            b.saved = B * TV;
+            b.forward_peak = 2 * B * TV;
+            b.backward_peak = 3 * B * TV;
+            break;
         case Loss::Fused: {
             // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time
             // (chunk = T / ceil(V/h) tokens, liger_kernel fused_linear_cross_entropy.py); the

@@ -75,6 +75,21 @@ double wrap_cache(const Plan& p, const Layout& l, const Share& s) {
     return unit + (l.zero >= 3 && s.dense_dp > 1 ? unit : 0) + std::min(kBroadcastBucket, unit);
 }
 
+// QLoRA of an MoE model through bitsandbytes (PEFT / transformers BitsAndBytesConfig): transformers v5
+// stores every MoE's routed experts as fused 3-D nn.Parameters (@use_experts_implementation, e.g.
+// Qwen3MoeExperts.gate_up_proj [experts, 2I, h]); bitsandbytes replaces nn.Linear modules only, so the
+// experts stay in the compute dtype (bitsandbytes #1849). Under v4 most MoEs listed their experts as
+// nn.Linear modules and were quantized, except those that always fused them (Llama 4, Granite MoE,
+// DBRX, JetMoE: bitsandbytes PR #1720). Unsloth quantizes them itself (unsloth-zoo #527, 2026.6).
+bool bnb_skips_experts(const Plan& p) {
+    const Job& job = p.job;
+    if (job.mode != Mode::QLoRA || p.shipped || !p.m.config.is_moe() || job.framework == Framework::Unsloth) return false;
+    if (job.qlora_matmul != QloraMatmul::Bitsandbytes) return false;
+    const std::string& t = p.m.config.model_type;
+    const bool always_fused = t == "llama4" || t == "llama4_text" || t == "granitemoe" || t == "dbrx" || t == "jetmoe";
+    return always_fused || job.transformers_major >= 5;
+}
+
 }  // namespace
 
 // GPTQ/AWQ/bitsandbytes formats quantize the linear layers only; embeddings
@@ -106,14 +121,22 @@ double base_weights_bytes(const Plan& p, std::string* why) {
         }
         return q.quantized * each + q.kept * compute_bytes;
     }
-    const double kept = p.weights.quantized_linear_only ? p.m.params.embeddings : 0;
+    const double experts = bnb_skips_experts(p) ? p.expert_params : 0;  // issue 36: QLoRA of MoE models
+    const double kept = (p.weights.quantized_linear_only ? p.m.params.embeddings : 0) + experts;
     const double each = autocast(p) ? 4 : p.weights.bits / 8;
     if (why) {
         *why = params_text(p.m.params.total - kept) + " params × " + plain_number(each) + " bytes (" +
                (autocast(p) ? std::string("FP32 under autocast") : std::string(p.weights.label)) + ")";
-        if (kept > 0)
-            *why += " + " + params_text(kept) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
+        if (kept - experts > 0)
+            *why += " + " + params_text(kept - experts) + " embedding/head params × " + plain_number(compute_bytes) + " bytes (kept " +
                     p.compute.label + ")";
+        if (experts > 0)
+            *why += " + " + params_text(experts) + " routed-expert params left " + p.compute.label + " × " + plain_number(compute_bytes) +
+                    " bytes: transformers " + (p.job.transformers_major >= 5 ? "v5" : "v4") +
+                    " keeps this model's experts as fused 3-D nn.Parameters, which bitsandbytes' nn.Linear replacement skips "
+                    "(bitsandbytes #1849; unsloth #4040 loaded " + gb_text(153.0 * 1073741824.0) + "). Fix: transformers < 5 "
+                    "(ModuleList experts are quantized), "
+                    "Unsloth >= 2026.6 (unsloth-zoo #527 quantizes them), or bitsandbytes' Experts4bit (PR #1965)";
     }
     return (p.m.params.total - kept) * each + kept * compute_bytes;
 }

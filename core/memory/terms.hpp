@@ -24,8 +24,10 @@ struct Breakdown {
     double total() const { return sum_of(bytes); }
 };
 
-// The moments of a training step, in order; `key` below is the kind's name for the JSON.
-enum class PhaseKind { Forward, LossBackward, Backward, Optimizer };
+// The moments of a training step, in order; `key` below is the kind's name for the JSON. A
+// post-training step (core/posttrain/) adds its rollout's generation, the scoring forwards
+// (reference, old policy, reward, values) and the critic's update around the policy's four.
+enum class PhaseKind { Forward, LossBackward, Backward, Optimizer, Generation, Scoring, CriticUpdate };
 
 // One moment of a training step and the bytes live then, by term (no overhead).
 struct Phase {
@@ -36,7 +38,7 @@ struct Phase {
     double total() const { return sum_of(bytes); }
 };
 struct Timeline {
-    std::array<Phase, 4> phases{};
+    std::array<Phase, 8> phases{};
     int count = 0;
     int peak = 0;  // index of the phase with the most live bytes
 };

@@ -59,6 +59,19 @@ const Known kKnown[] = {
     {"ernie4_5_moe", "Ernie4_5_MoeForCausalLM", Family::LlamaLike, true},     // Ernie4_5_MoeConfig: tied by default
     {"hunyuan_v1_moe", "HunYuanMoEV1ForCausalLM", Family::LlamaLike, false},
     {"minimax", "MiniMaxForCausalLM", Family::LlamaLike, false},
+    // 2025-26 releases (core/model/config_recent.cpp reads their own keys).
+    {"smollm3", "SmolLM3ForCausalLM", Family::LlamaLike, true},               // SmolLM3Config: tied by default
+    {"seed_oss", "SeedOssForCausalLM", Family::LlamaLike, false},
+    {"olmo3", "Olmo3ForCausalLM", Family::LlamaLike, false},
+    {"minimax_m2", "MiniMaxM2ForCausalLM", Family::LlamaLike, false},
+    {"qwen3_vl_text", "Qwen3VLForConditionalGeneration", Family::LlamaLike, false},   // Qwen3-VL's text_config
+    {"qwen3_vl_moe_text", "Qwen3VLMoeForConditionalGeneration", Family::LlamaLike, false},
+    {"qwen3_5_text", "Qwen3_5ForConditionalGeneration", Family::LlamaLike, false},    // Qwen3.5's text_config
+    {"qwen3_5_moe_text", "Qwen3_5MoeForConditionalGeneration", Family::LlamaLike, false},
+    {"ministral3", "Ministral3ForCausalLM", Family::LlamaLike, false},       // Ministral 3's text_config
+    {"glm4_moe_lite", "Glm4MoeLiteForCausalLM", Family::DeepSeek, false},   // GLM-4.7-Flash: MLA + MoE
+    {"deepseek_v32", "DeepseekV32ForCausalLM", Family::DeepSeek, false},    // V3 + the DSA lightning indexer
+    {"glm_moe_dsa", "GlmMoeDsaForCausalLM", Family::DeepSeek, false},       // GLM-5: MLA + DSA indexer + MoE
     {"gpt2", "GPT2LMHeadModel", Family::Gpt2, true},
     {"gpt_bigcode", "GPTBigCodeForCausalLM", Family::Gpt2, true},
     {"gpt_neox", "GPTNeoXForCausalLM", Family::GptNeoX, false},
@@ -93,6 +106,18 @@ std::string resolve_model_type(const json& config) {
         return name;
     }
     return "";
+}
+
+bool starts_with_any(const std::string& s, std::initializer_list<const char*> prefixes) {
+    for (const char* p : prefixes)
+        if (s.rfind(p, 0) == 0) return true;
+    return false;
+}
+
+// Qwen3.5-MoE's text_config has no intermediate_size: every layer is a mixture of experts
+// (transformers Qwen3_5MoeTextConfig keeps no dense width), so none is needed.
+bool moe_only(const json& c, const ModelConfig& m) {
+    return m.model_type == "qwen3_5_moe_text" && present_key(c, {"moe_intermediate_size"}) != nullptr;
 }
 
 void parse_mla(const json& c, ModelConfig& m) {
@@ -162,9 +187,10 @@ void require_generic_keys(const json& c, const std::string& model_type) {
 
 const char* supported_model_types() {
     return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen2_5_vl, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, "
-           "gemma3 (gemma3_text), llama4 (llama4_text), llava, phi3, phimoe, gpt_oss, olmo2, cohere, cohere2, granite, "
-           "granitemoe, granitemoehybrid, glm4_moe, jamba, falcon_h1, ernie4_5_moe, hunyuan_v1_moe, mllama, minimax, gpt2, gpt_bigcode, "
-           "gpt_neox, falcon, deepseek_v2, deepseek_v3, kimi_k2, mamba, mamba2, bloom, opt, gptj, mpt, stablelm, baichuan, "
+           "gemma3 (gemma3_text), llama4 (llama4_text), llava, phi3, phimoe, gpt_oss, olmo2, olmo3, smollm3, seed_oss, "
+           "minimax_m2, qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, mistral3 (ministral3), cohere, cohere2, granite, "
+           "granitemoe, granitemoehybrid, glm4_moe, glm4_moe_lite, glm_moe_dsa, jamba, falcon_h1, ernie4_5_moe, hunyuan_v1_moe, mllama, minimax, gpt2, gpt_bigcode, "
+           "gpt_neox, falcon, deepseek_v2, deepseek_v3, deepseek_v32, kimi_k2, mamba, mamba2, bloom, opt, gptj, mpt, stablelm, baichuan, "
            "internlm2, chatglm, qwen, exaone, starcoder2; encoders bert, roberta, xlm-roberta, camembert, electra, deberta-v2, "
            "distilbert, modernbert (and sentence-transformers' modules.json with one of them); encoder-decoders t5, mt5, umt5, "
            "bart, mbart, marian, whisper (or give num_parameters)";
@@ -274,7 +300,7 @@ ModelConfig parse_config(const json& given) {
     const bool plain_mlp = m.family == Family::Gpt2 || m.family == Family::GptNeoX || m.family == Family::Falcon;
     m.intermediate = ssm ? 0
                          : read_count(c, {"intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim"},
-                                      kMaxIntermediate, req && !plain_mlp, 4 * m.hidden);
+                                      kMaxIntermediate, req && !plain_mlp && !moe_only(c, m), 4 * m.hidden);
     m.max_positions = m.family == Family::Gpt2 ? read_count(c, {"n_positions", "max_position_embeddings"},
                                                             100'000'000, false, 1024)
                                                : 0;
@@ -283,6 +309,11 @@ ModelConfig parse_config(const json& given) {
         const char* hd_key = present_key(c, {"head_dim"});
         if (hd_key) {
             m.head_dim = read_count(c, {"head_dim"}, kMaxHidden, true);
+        } else if (m.family == Family::DeepSeek && present_key(c, {"kv_lora_rank"}) && present_key(c, {"qk_nope_head_dim"})) {
+            // MLA heads are qk_nope_head_dim + qk_rope_head_dim wide, whatever hidden / heads is
+            // (GLM-4.7-Flash: 2048 / 20 heads of 192 + 64).
+            m.head_dim = read_count(c, {"qk_nope_head_dim"}, kMaxHidden, true) +
+                         read_count(c, {"qk_rope_head_dim"}, kMaxHidden, false, 0, true);
         } else if (m.hidden > 0) {
             if (m.hidden % m.heads != 0)
                 throw InputError("config.num_attention_heads",
@@ -295,18 +326,27 @@ ModelConfig parse_config(const json& given) {
                                  std::to_string(m.kv_heads));
     }
 
-    m.tied_embeddings = read_bool(c, "tie_word_embeddings", known ? known->tied_by_default : false);
+    // Multimodal wrappers (Qwen3-VL, Qwen3.5) write tie_word_embeddings at the top level, beside
+    // text_config: transformers ties the language model's head by the top-level config.
+    const bool tied_default = known ? known->tied_by_default : false;
+    m.tied_embeddings = read_bool(c, "tie_word_embeddings", &c != &root ? read_bool(root, "tie_word_embeddings", tied_default)
+                                                                        : tied_default);
     m.qkv_bias = m.model_type == "qwen2" || m.model_type == "qwen2_moe" || m.model_type == "qwen2_5_vl" ||
                  m.model_type == "qwen2_5_vl_text" ||
                  read_bool(c, "attention_bias", false);
     m.qk_norm = m.model_type == "qwen3" || m.model_type == "qwen3_moe" || m.model_type == "qwen3_next" ||
-                m.model_type == "gemma3_text" || m.model_type == "olmo2";
+                m.model_type == "gemma3_text" || m.model_type == "olmo2" || m.model_type == "olmo3" ||
+                starts_with_any(m.model_type, {"qwen3_vl", "qwen3_5"});
     m.norms_per_layer = (m.model_type == "gemma2" || m.model_type == "gemma3_text") ? 4 : 2;
 
     m.context_length = read_count(c, {"max_position_embeddings", "n_positions", "seq_length"}, 100'000'000, false);
+    // Multi-token-prediction layers shipped beside the model (DeepSeek-V3 / GLM-4.5 num_nextn_predict_layers,
+    // Qwen3-Next mtp_num_hidden_layers): served as speculative decoding (core/serving/speculative.cpp).
+    m.nextn_layers = read_count(c, {"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 64, false, 0, true);
     parse_block_kind(c, m);
     if (m.family != Family::Explicit) {
         apply_architecture(c, m);
+        apply_recent_architecture(c, m);  // core/model/config_recent.cpp
         parse_moe(c, m);
         parse_layer_kinds(c, m);
         parse_vision(root, m);

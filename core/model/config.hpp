@@ -104,7 +104,8 @@ struct RecurrentDims {
 // own tensors (TensorKind::Vision). ViT layout: patch embedding, positions,
 // layers of attention + MLP, plus the projector into the language model.
 struct VisionTower {
-    std::string kind;          // "siglip" (Gemma 3), "clip" (LLaVA), "qwen2_5_vl", "llama4", "mllama"
+    std::string kind;          // "siglip" (Gemma 3), "clip" (LLaVA), "qwen2_5_vl", "llama4", "mllama",
+                               // "qwen3_vl" (Qwen3-VL, Qwen3.5), "pixtral" (Mistral 3)
     int64_t hidden = 0, layers = 0, heads = 0, intermediate = 0;
     int64_t patch = 0, image = 0, channels = 3, temporal_patch = 1;
     int64_t positions = 0;     // learned position rows (0 = rotary, none)
@@ -115,6 +116,10 @@ struct VisionTower {
     int64_t global_layers = 0; // Mllama: gated global encoder layers after the local ones
     int64_t tiles = 1;         // Mllama max_num_tiles (tile and tile-position embeddings)
     int64_t aspect_ratios = 0; // Mllama supported_aspect_ratios (+1 embedding rows for "none")
+    int64_t merge = 2;         // spatial_merge_size: merge² patches enter the projector as one (Qwen3-VL, Mistral 3)
+    int64_t deepstack = 0;     // Qwen3-VL: DeepStack mergers feeding intermediate layers' features to the text model
+    bool mlp_bias = true;      // biases on the MLP (Pixtral's SwiGLU has none)
+    bool projector_bias = true;  // Mistral 3: multimodal_projector_bias on linear_1 / linear_2
     bool has() const { return layers > 0; }
 };
 
@@ -154,6 +159,7 @@ struct ModelConfig {
     double attention_dropout = 0;     // dropout on attention probabilities (GPT-2 attn_pdrop)
     double hidden_dropout = 0;        // dropout after attention and MLP outputs (GPT-2 resid_pdrop)
     int64_t context_length = 0;       // max_position_embeddings (0 = not stated)
+    int64_t nextn_layers = 0;         // multi-token-prediction layers in the checkpoint (num_nextn_predict_layers)
 
     int64_t hidden = 0;        // hidden_size / n_embd
     int64_t layers = 0;        // num_hidden_layers / n_layer
@@ -231,6 +237,8 @@ struct ModelConfig {
     bool shared_expert_gate = false;  // qwen2_moe/qwen3_next: sigmoid gate on the shared expert
     bool router_bias = false;         // e_score_correction_bias (deepseek_v3, glm4_moe, kimi)
     bool fp32_router = false;         // router and expert combine in fp32 copies (deepseek_v3)
+    int64_t indexer_heads = 0;        // DSA lightning indexer (deepseek_v32, glm_moe_dsa): index_n_heads
+    int64_t indexer_head_dim = 0;     //   and index_head_dim (its key cache: one such key per token per layer)
     int64_t attention_layers() const; // layers whose mixer is an attention kind
     int64_t recurrent_layers() const; // layers whose mixer is LinearAttention or Mamba
     // kv_kind_count and attention_layers, counted once when the config is read (count_layer_kinds,

@@ -80,7 +80,8 @@ std::vector<bool> moe_flags(const json& c, const ModelConfig& m) {
         const int64_t first = read_count(c, {"first_k_dense_replace"}, kMaxLayers, false, 0, true);
         const int64_t freq = read_count(c, {"moe_layer_freq"}, kMaxLayers, false, 1);
         set([&](int64_t i) { return i >= first && i % freq == 0; });
-    } else if (t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next") {
+    } else if (t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next" || t == "qwen3_vl_moe_text" ||
+               t == "qwen3_5_moe_text") {
         const int64_t step = read_count(c, {"decoder_sparse_step"}, kMaxLayers, false, 1);
         std::set<int64_t> mlp_only;
         auto it = c.find("mlp_only_layers");
@@ -180,12 +181,13 @@ void apply_architecture(const json& c, ModelConfig& m) {
         m.qk_norm_per_head_matrix = m.qk_norm;
     }
     if (t == "glm4_moe" || t == "hunyuan_v1_moe") m.qk_norm = read_bool(c, "use_qk_norm", false);
-    if (t == "glm4_moe" || t == "deepseek_v3" || t == "kimi_k2") m.router_bias = true;  // e_score_correction_bias
+    // e_score_correction_bias per MoE layer (ERNIE 4.5: Ernie4_5_MoeStatics, shape 1 × experts).
+    if (t == "glm4_moe" || t == "deepseek_v3" || t == "kimi_k2" || t == "ernie4_5_moe") m.router_bias = true;
     // DeepseekV3MoE's gate (transformers modeling_deepseek_v3.py DeepseekV3TopkRouter.forward):
     // F.linear(hidden_states.float(), weight.float()), sigmoid scores, fp32 weighted sum of expert outputs.
     if (t == "deepseek_v3") m.fp32_router = true;
     if (t == "qwen2_moe" || t == "qwen3_next") m.shared_expert_gate = true;
-    if (t == "qwen3_next") {
+    if (t == "qwen3_next" || t == "qwen3_5_text" || t == "qwen3_5_moe_text") {
         m.attn_output_gate = true;  // Qwen3NextAttention: q_proj -> heads·head_dim·2 (query + gate)
         m.recurrent_mixer = Mixer::LinearAttention;
         m.linear_attention_kind = 1;
@@ -304,13 +306,16 @@ void parse_layer_kinds(const json& c, ModelConfig& m) {
             set_mixer(i, (i + 1) % pattern != 0 ? Mixer::SlidingAttention : Mixer::FullAttention);
     } else if (t == "gpt_oss") {
         for (int64_t i = 0; i < L; ++i) set_mixer(i, i % 2 == 0 ? Mixer::SlidingAttention : Mixer::FullAttention);
+    } else if (t == "olmo3") {
+        // transformers Olmo3Config without layer_types: every 4th layer full, the others sliding.
+        for (int64_t i = 0; i < L; ++i) set_mixer(i, (i + 1) % 4 != 0 ? Mixer::SlidingAttention : Mixer::FullAttention);
     } else if (t == "llama4_text") {
         // RoPE layers use chunked attention, every 4th (NoPE) layer is global
         // (transformers Llama4TextConfig: no_rope_layer_interval 4).
         const int64_t interval = read_count(c, {"no_rope_layer_interval"}, kMaxLayers, false, 4);
         for (int64_t i = 0; i < L; ++i)
             set_mixer(i, (i + 1) % interval != 0 ? Mixer::ChunkedAttention : Mixer::FullAttention);
-    } else if (t == "qwen3_next") {
+    } else if (t == "qwen3_next" || t == "qwen3_5_text" || t == "qwen3_5_moe_text") {
         const int64_t interval = read_count(c, {"full_attention_interval"}, kMaxLayers, false, 4);
         for (int64_t i = 0; i < L; ++i)
             set_mixer(i, (i + 1) % interval == 0 ? Mixer::FullAttention : Mixer::LinearAttention);
@@ -342,53 +347,6 @@ void parse_layer_kinds(const json& c, ModelConfig& m) {
             throw InputError("config.layer_types", "layer " + std::to_string(i) +
                                                        " is recurrent but this architecture has no recurrent mixer");
         if (x == Mixer::LinearAttention || x == Mixer::Mamba) m.recurrent_mixer = x;
-    }
-}
-
-void parse_vision(const json& root, ModelConfig& m) {
-    auto it = root.find("vision_config");
-    if (it == root.end() || !it->is_object()) return;
-    const json& v = *it;
-    const std::string root_type = read_text(root, "model_type", "");
-    VisionTower& t = m.vision;
-    if (root_type == "gemma3") t.kind = "siglip";
-    else if (root_type == "llava" || root_type == "llava_next") t.kind = "clip";
-    else if (root_type == "llama4") t.kind = "llama4";
-    else if (root_type == "qwen2_5_vl") t.kind = "qwen2_5_vl";
-    else if (root_type == "mllama") t.kind = "mllama";
-    else return;  // unknown tower layout: text weights only (the lead may surface this)
-    t.hidden = read_count(v, {"hidden_size", "embed_dim"}, kMaxHidden, true);
-    t.layers = read_count(v, {"num_hidden_layers", "depth"}, kMaxLayers, true);
-    t.heads = read_count(v, {"num_attention_heads", "num_heads"}, kMaxHeads, false, 16);
-    t.intermediate = read_count(v, {"intermediate_size"}, kMaxIntermediate, true);
-    t.patch = read_count(v, {"patch_size"}, 1024, false, 14);
-    t.image = read_count(v, {"image_size"}, 100'000, false, 336);
-    t.channels = read_count(v, {"num_channels", "in_chans", "in_channels"}, 16, false, 3);
-    const int64_t grid = t.image / t.patch;
-    if (t.kind == "siglip") t.positions = grid * grid;
-    if (t.kind == "clip" || t.kind == "llama4") t.positions = grid * grid + 1;
-    if (t.kind == "qwen2_5_vl") {
-        t.temporal_patch = read_count(v, {"temporal_patch_size"}, 16, false, 2);
-        t.gated_mlp = true;
-        t.rms_norm = true;
-        t.projector_out = read_count(v, {"out_hidden_size"}, kMaxHidden, false, m.hidden);
-    }
-    if (t.kind == "mllama") {
-        // transformers MllamaVisionModel: no attention biases, 8 gated global layers, tiled
-        // positional embeddings; the projector maps vision_output_dim (5 hidden states
-        // concatenated) to the text hidden size, with bias.
-        t.positions = grid * grid + 1;
-        t.attn_bias = false;
-        t.global_layers = read_count(v, {"num_global_layers"}, kMaxLayers, false, 8);
-        t.tiles = read_count(v, {"max_num_tiles"}, 64, false, 4);
-        auto ratios = v.find("supported_aspect_ratios");
-        t.aspect_ratios = ratios != v.end() && ratios->is_array() ? static_cast<int64_t>(ratios->size()) : 8;
-        t.projector_in = read_count(v, {"vision_output_dim"}, kMaxHidden, true);
-    }
-    if (t.kind == "llama4") {
-        t.projector_in = t.intermediate;  // Llama4VisionMLP2.fc1: intermediate_size -> projector_input_dim
-        t.projector_hidden = read_count(v, {"projector_input_dim"}, kMaxHidden, true);
-        t.projector_out = read_count(v, {"projector_output_dim", "vision_output_dim"}, kMaxHidden, true);
     }
 }
 

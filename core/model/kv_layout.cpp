@@ -121,6 +121,10 @@ void parse_attention_layout(const json& c, ModelConfig& m) {
         const int64_t pattern = whole(c, "sliding_window_pattern", 6);
         m.kv_kinds = every(L, Kind::Full);
         for (int64_t i = 0; i < L; ++i) m.kv_kinds[i] = (i + 1) % pattern ? Kind::Sliding : Kind::Full;
+    } else if (m.model_type == "olmo3" && m.sliding_window > 0) {
+        // transformers Olmo3Config without layer_types: every 4th layer full, the others sliding.
+        m.kv_kinds = every(L, Kind::Full);
+        for (int64_t i = 0; i < L; ++i) m.kv_kinds[i] = (i + 1) % 4 ? Kind::Sliding : Kind::Full;
     } else if (m.attention_chunk > 0) {
         // Llama 4: no_rope_layers[i] == 0 marks a global NoPE layer; default every 4th
         // (transformers Llama4TextConfig no_rope_layer_interval 4).

@@ -59,6 +59,15 @@ void mla_attention(const ModelConfig& c, int64_t L, TensorList& t) {
     t.vector("kv_a_layernorm", c.kv_lora_rank, L);
     t.add("kv_b_proj", TensorKind::Attention, c.kv_lora_rank, c.heads * (c.qk_nope_head_dim + c.v_head_dim), L);
     t.add("o_proj", TensorKind::Attention, c.heads * c.v_head_dim, h, L);
+    if (c.indexer_heads > 0) {
+        // DSA lightning indexer (DeepSeek-V3.2 inference/model.py class Indexer): wq_b from the query
+        // latent, one shared key head wk, k_norm LayerNorm (weight + bias), a weight per head.
+        t.add("indexer.wq_b", TensorKind::Attention, c.q_lora_rank > 0 ? c.q_lora_rank : h,
+              c.indexer_heads * c.indexer_head_dim, L);
+        t.add("indexer.wk", TensorKind::Attention, h, c.indexer_head_dim, L);
+        t.vector("indexer.k_norm", 2 * c.indexer_head_dim, L);
+        t.add("indexer.weights_proj", TensorKind::Attention, h, c.indexer_heads, L);
+    }
 }
 
 int64_t count_moe_layers(const ModelConfig& c) {

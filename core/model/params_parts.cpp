@@ -54,8 +54,17 @@ void mamba2(const ModelConfig& c, int64_t L, TensorList& t) {
 void gated_deltanet(const ModelConfig& c, int64_t L, TensorList& t) {
     const RecurrentDims& r = c.recurrent;
     const int64_t kd = r.key_dim, vd = r.d_inner;
-    t.add("in_proj_qkvz", TensorKind::Recurrent, c.hidden, 2 * kd + 2 * vd, L);
-    t.add("in_proj_ba", TensorKind::Recurrent, c.hidden, 2 * r.heads, L);
+    if (c.model_type.rfind("qwen3_5", 0) == 0) {
+        // Qwen3.5 (transformers models/qwen3_5 Qwen3_5GatedDeltaNet) splits the same projections:
+        // in_proj_qkv, in_proj_z, in_proj_b, in_proj_a.
+        t.add("in_proj_qkv", TensorKind::Recurrent, c.hidden, 2 * kd + vd, L);
+        t.add("in_proj_z", TensorKind::Recurrent, c.hidden, vd, L);
+        t.add("in_proj_b", TensorKind::Recurrent, c.hidden, r.heads, L);
+        t.add("in_proj_a", TensorKind::Recurrent, c.hidden, r.heads, L);
+    } else {
+        t.add("in_proj_qkvz", TensorKind::Recurrent, c.hidden, 2 * kd + 2 * vd, L);
+        t.add("in_proj_ba", TensorKind::Recurrent, c.hidden, 2 * r.heads, L);
+    }
     t.vector("conv1d.weight", (2 * kd + vd) * r.d_conv, L);
     t.vector("dt_bias", r.heads, L);
     t.vector("A_log", r.heads, L);
@@ -84,9 +93,9 @@ void vit_layers(const VisionTower& v, int64_t L, TensorList& t) {
     if (v.attn_bias) t.vector("vision.attn_out.bias", h, L);
     const int64_t up = v.gated_mlp ? 2 : 1;  // gate + up, each with a bias
     t.add("vision.fc1", TensorKind::Vision, h, up * v.intermediate, L);
-    t.vector("vision.fc1.bias", up * v.intermediate, L);
+    if (v.mlp_bias) t.vector("vision.fc1.bias", up * v.intermediate, L);
     t.add("vision.fc2", TensorKind::Vision, v.intermediate, h, L);
-    t.vector("vision.fc2.bias", h, L);
+    if (v.mlp_bias) t.vector("vision.fc2.bias", h, L);
     t.vector("vision.layer_norms", 2 * norm, L);
 }
 
@@ -125,6 +134,7 @@ void recurrent_mixer(const ModelConfig& c, int64_t layers, TensorList& t) {
 //   class embedding, positions (patches + 1), LayerNorm pre/post, pixel-shuffle
 //   adapter MLP (projector_in/ratio² -> projector_out -> projector_out, no
 //   bias) and multi_modal_projector (projector_out -> text hidden, no bias).
+// - qwen3_vl and pixtral: core/model/config_vision.cpp names their layouts.
 void vision_tower(const ModelConfig& c, TensorList& t) {
     const VisionTower& v = c.vision;
     if (!v.has()) return;
@@ -164,6 +174,28 @@ void vision_tower(const ModelConfig& c, TensorList& t) {
             t.add("vision_adapter.fc2", TensorKind::Vision, v.projector_hidden, v.projector_out, 1);
             t.add("multi_modal_projector", TensorKind::Vision, v.projector_out, c.hidden, 1);
         }
+    } else if (v.kind == "qwen3_vl") {
+        t.add("visual.patch_embed", TensorKind::Vision, patch_in, h, 1);
+        vector_vision("visual.patch_embed.bias", h, t);
+        t.add("visual.pos_embed", TensorKind::Vision, v.positions, h, 1);
+        // The merger and each DeepStack merger: LayerNorm (over h, DeepStack's over merge² · h),
+        // linear_fc1 merge² · h -> merge² · h and linear_fc2 -> out_hidden_size, with biases.
+        const int64_t wide = h * v.merge * v.merge;
+        const int64_t mergers = 1 + v.deepstack;
+        vector_vision("visual.merger.norm", 2 * h, t);
+        t.add("visual.deepstack_merger_list.norm", TensorKind::Vision, v.deepstack, 2 * wide, 1);
+        t.add("visual.merger.linear_fc1", TensorKind::Vision, wide, wide, mergers);
+        t.add("visual.merger.linear_fc1.bias", TensorKind::Vision, 1, wide, mergers);
+        t.add("visual.merger.linear_fc2", TensorKind::Vision, wide, v.projector_out, mergers);
+        t.add("visual.merger.linear_fc2.bias", TensorKind::Vision, 1, v.projector_out, mergers);
+    } else if (v.kind == "pixtral") {
+        t.add("vision_tower.patch_conv", TensorKind::Vision, patch_in, h, 1);
+        vector_vision("vision_tower.ln_pre", h, t);
+        vector_vision("multi_modal_projector.norm", h, t);
+        t.add("multi_modal_projector.patch_merger", TensorKind::Vision, h * v.merge * v.merge, h, 1);
+        t.add("multi_modal_projector.linear_1", TensorKind::Vision, h, c.hidden, 1);
+        t.add("multi_modal_projector.linear_2", TensorKind::Vision, c.hidden, c.hidden, 1);
+        if (v.projector_bias) vector_vision("multi_modal_projector.biases", 2 * c.hidden, t);
     } else if (v.kind == "qwen2_5_vl") {
         t.add("visual.patch_embed", TensorKind::Vision, patch_in, h, 1);
         vector_vision("visual.merger.ln_q", h, t);

@@ -14,5 +14,8 @@ void hf_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, cons
 void vllm_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, const KvCost& k, bool explain);
 void sglang_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, const KvCost& k, bool explain);
 void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, bool explain);
+void mlx_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& s, bool explain);
+// llama.cpp: whether a layer's routed experts stay in RAM (--cpu-moe, or among the first --n-cpu-moe layers).
+bool experts_in_ram(const Job& job, int64_t layer);
 
 }  // namespace vramcalc

@@ -94,7 +94,7 @@ Placement place(const Plan& p, const Layout& l, const GgufWeights& g, int64_t de
     r.cpu = g.token_embd;
     for (int64_t i = 0; i < L; ++i) {
         const size_t li = static_cast<size_t>(i);
-        const double e = job.experts_on_cpu ? g.experts[li] : 0;
+        const double e = experts_in_ram(job, i) ? g.experts[li] : 0;
         const double layer = g.layer[li] - e;
         r.cpu += e;
         if (i < i_gpu_start) {
@@ -136,7 +136,36 @@ Placement place(const Plan& p, const Layout& l, const GgufWeights& g, int64_t de
     return r;
 }
 
+// With op offload (mainline llama.cpp, batches of 32 or more), a matrix whose weights stay in host memory
+// is copied into the GPU's compute buffer before its op runs (ggml-backend.cpp ggml_backend_sched splits
+// the graph; ggml-cuda.cu offload_op): the buffer holds the largest such copy beside the MoE op's own
+// activations (MUL_MAT_ID gathers each token's k rows of the input and of the output, f32). Routed experts
+// are three stacked tensors (gate, up, down: the largest taken as a third of the layer's experts); a
+// dense layer left on the CPU sends its largest matrix, the MLP's h × I. The measured Qwen3-235B Q8_0
+// run with 81 layers' experts in RAM logs 1024 MiB here (LOC-A03), 312.75 without the copy (ik_llama.cpp).
+double offload_copy_bytes(const Plan& p, const GgufWeights& g, int64_t gpu_start) {
+    const Job& job = p.job;
+    const ModelConfig& c = p.m.config;
+    if (!job.op_offload || job.n_ubatch < 32) return 0;
+    double largest = 0;
+    const double per_param = g.total() / std::max(1.0, p.m.params.total);
+    for (int64_t i = 0; i < c.layers; ++i) {
+        const size_t li = static_cast<size_t>(i);
+        if (i < gpu_start)
+            largest = std::max(largest, static_cast<double>(c.hidden) * static_cast<double>(c.is_moe() ? c.moe_intermediate : c.intermediate) *
+                                            per_param);
+        if (experts_in_ram(job, i) || i < gpu_start) largest = std::max(largest, g.experts[li] / 3);
+    }
+    if (largest <= 0) return 0;
+    const double ub = static_cast<double>(std::min<int64_t>(job.n_ubatch, job.seq * job.batch));
+    const double k = static_cast<double>(std::max<int64_t>(1, c.experts_per_token));
+    const double acts = c.is_moe() ? ub * (static_cast<double>(c.hidden) * k + 3 * k * static_cast<double>(c.moe_intermediate)) * 4 : 0;
+    return largest + acts;
+}
+
 }  // namespace
+
+bool experts_in_ram(const Job& job, int64_t layer) { return job.experts_on_cpu || layer < job.n_cpu_moe; }
 
 // llama.cpp: weights by GGUF per-tensor types; -ngl puts the last n layers on the GPUs
 // (i_gpu_start = n_layer − n_gpu_layers; the output too when n_gpu_layers > n_layer);
@@ -153,13 +182,23 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     const ModelConfig& c = p.m.config;
     const GgufWeights& g = gguf_weights(p);
     const int64_t L = c.layers;
-    const int64_t ngl = job.n_gpu_layers < 0 ? L + 1 : std::min<int64_t>(job.n_gpu_layers, L + 1);
+    // No GPU (issue 32): every layer in RAM, as -ngl 0.
+    const int64_t ngl = job.machine.cpu_only ? 0 : job.n_gpu_layers < 0 ? L + 1 : std::min<int64_t>(job.n_gpu_layers, L + 1);
     s.layers = L;
     s.gpu_layers = std::min<int64_t>(ngl, L);
     const bool output_on_gpu = ngl > L;
     int64_t devices = job.split_mode == SplitMode::Layer ? l.pp : job.split_mode == SplitMode::Row ? l.tp : 1;
     if (job.main_gpu >= job.gpus) throw InputError("job.main_gpu", "must be below gpus (" + count_text(job.gpus) + ")");
-    const ComputeBuffer single = compute_buffer(p, false), pipeline = compute_buffer(p, true);
+    if (job.n_cpu_moe > 0 && !c.is_moe())
+        throw InputError("job.n_cpu_moe", "moves the routed experts of mixture-of-experts layers to RAM; this model is dense "
+                                          "(use n_gpu_layers to keep layers in RAM)");
+    if (job.n_cpu_moe > L)
+        throw InputError("job.n_cpu_moe", "must be at most the model's " + count_text(L) + " layers, got " + count_text(job.n_cpu_moe));
+    ComputeBuffer single = compute_buffer(p, false), pipeline = compute_buffer(p, true);
+    const double copy = job.machine.cpu_only ? 0 : offload_copy_bytes(p, g, L - std::min<int64_t>(ngl, L));
+    single.layer = std::max(single.layer, copy);
+    pipeline.layer = std::max(pipeline.layer, copy);
+    s.offload_copy = copy;
     Placement r = place(p, l, g, devices, ngl, single, pipeline);
     bool one_holds_it = false;
     if (job.engine == Engine::Ollama && !job.ollama_spread && devices > 1 && job.tensor_split.empty()) {
@@ -176,6 +215,7 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     const double Ld = static_cast<double>(L);
     s.compute_buffer = f.compute_buffer;
     s.cpu_bytes = cpu + kv_cpu + (output_on_gpu ? 0 : cb.output);
+    s.cpu_weights = cpu;
     s.weights_mix = g.mix;
     s.kv_needed = kv_cpu;
     for (const DeviceShare& x : d) s.kv_needed += x.kv;
@@ -185,6 +225,15 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
     b.bytes[kBuffers] = f.compute_buffer;
     b.bytes[kActivations] = 0;
     b.bytes[kOverhead] = f.overhead;
+    if (job.machine.cpu_only) {
+        // The answer is the RAM: weights, KV and the CPU's compute buffer, no CUDA context.
+        b.bytes[kWeights] = cpu;
+        b.bytes[kKvCache] = kv_cpu;
+        b.bytes[kBuffers] = std::max(cb.output, cb.layer);
+        b.bytes[kOverhead] = 0;
+        s.cpu_bytes = b.total();
+        s.compute_buffer = b.bytes[kBuffers];
+    }
     std::string layers;
     for (const DeviceShare& x : d) layers += (layers.empty() ? "" : " + ") + count_text(x.layers) + (x.output ? "+out" : "");
     s.split = devices == 1 && job.gpus > 1
@@ -203,16 +252,29 @@ void llama_cpp_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
                           gib_text(g.total()) + "): " + count_text(s.gpu_layers) + "/" + count_text(L) + " layers" +
                           (output_on_gpu ? " + output" : "") + " offloaded" + (s.split.empty() ? "" : " (" + s.split + ")") +
                           "; token_embd " + mib_text(g.token_embd) + " in host memory" +
-                          (job.experts_on_cpu ? ", routed experts in host memory (-ot exps=CPU)" : "") + "; " +
-                          count_text(f.layers) + (f.output ? " layers + output" : " layers") + where + " = " + mib_text(f.weights);
+                          (job.experts_on_cpu ? "; routed experts in host memory (--cpu-moe, -ot exps=CPU)"
+                           : job.n_cpu_moe > 0 ? "; routed experts of the first " + count_text(job.n_cpu_moe) + " layers in host memory (--n-cpu-moe " +
+                                                     count_text(job.n_cpu_moe) + ")"
+                                               : "") +
+                          "; " + count_text(f.layers) + (f.output ? " layers + output" : " layers") + where + " = " + mib_text(f.weights);
         b.why[kKvCache] = kv_why(p, kv_cost(p, one, static_cast<double>(f.layers) / Ld), f.kv) + where +
                           (kv_cpu > 0 ? "; " + gib_text(kv_cpu) + " with the CPU layers" : "");
         b.why[kBuffers] = "ggml compute buffer for n_ubatch " + count_text(job.n_ubatch) + where + ": max(" +
                           (f.output ? "output logits " + mib_text(cb.output) + ", " : "") + "one layer " + mib_text(cb.layer) +
                           (job.attention == Attention::Eager ? " incl. attention scores" : " (flash attention)") + ")" +
-                          (cb.inputs > 0 ? " + 4 copies of its inputs for pipeline parallelism " + mib_text(cb.inputs) : "");
+                          (cb.inputs > 0 ? " + 4 copies of its inputs for pipeline parallelism " + mib_text(cb.inputs) : "") +
+                          (copy > 0 && copy >= cb.layer ? "; the layer's figure is the copy of the largest weight matrix kept in RAM, which "
+                                                          "runs on the GPU at batches of 32+ (op offload), with the MoE op's activations"
+                                                        : "");
         b.why[kActivations] = "none beyond the compute buffer";
         b.why[kOverhead] = "CUDA context " + gb_text(f.overhead);
+        if (job.machine.cpu_only) {
+            b.why[kWeights] = std::string(p.weights.label) + " per tensor (" + g.mix + "), every layer in system RAM (no GPU) = " +
+                              gib_text(cpu);
+            b.why[kKvCache] = kv_why(p, kv_cost(p, one, 1.0), kv_cpu) + " in system RAM";
+            b.why[kBuffers] = "the CPU's ggml compute buffer for n_ubatch " + count_text(job.n_ubatch) + ": " + mib_text(b.bytes[kBuffers]);
+            b.why[kOverhead] = "none: no GPU";
+        }
     }
 }
 

@@ -11,9 +11,9 @@
 namespace vramcalc {
 namespace {
 
-// The towers the config reader knows (model/config_arch.cpp parse_vision), told apart by their
-// numbers: Mllama tiles its images, Qwen2.5-VL has a temporal patch, Gemma 3's SigLIP has no
-// class position, LLaVA's CLIP has one.
+// The towers the config reader knows (model/config_vision.cpp parse_vision), told apart by their
+// kind or numbers: Mllama tiles its images, Qwen3-VL and Pixtral by kind, Qwen2.5-VL has a temporal
+// patch, Gemma 3's SigLIP has no class position, LLaVA's CLIP has one.
 struct Tower {
     bool mllama = false;
     int64_t patches = 0;  // encoder positions per image
@@ -33,6 +33,20 @@ Tower tower_of(const VisionTower& t, int64_t text_hidden) {
         r.patches = t.tiles * ((grid * grid + 1 + 7) / 8 * 8);
         r.tokens = t.tiles * (grid * grid + 1);
         r.name = "Llama 3.2 Vision";
+    } else if (t.kind == "qwen3_vl") {
+        // Qwen3-VL / Qwen3.5: the processor's longest_edge 16777216 pixels (= 16384 · 32 · 32) in
+        // 16-pixel patches, merged spatial_merge_size² into language-model tokens.
+        r.patches = 16777216 / std::max<int64_t>(1, t.patch * t.patch);
+        r.tokens = r.patches / std::max<int64_t>(1, t.merge * t.merge);
+        r.name = "Qwen3-VL";
+    } else if (t.kind == "pixtral") {
+        // Mistral 3 (vllm mistral3.py / pixtral.py get_num_image_tokens): an image_size square in
+        // patch_size patches, no class position; merged 2 × 2, each row of tokens ends with
+        // [IMG_BREAK] (the last with [IMG_END]): rows · (columns + 1).
+        const int64_t side = grid / std::max<int64_t>(1, t.merge);
+        r.patches = grid * grid;
+        r.tokens = side * (side + 1);
+        r.name = "Mistral 3 (Pixtral)";
     } else if (t.temporal_patch > 1) {
         // Qwen2.5-VL: the processor's max_pixels 12845056 (= 16384 · 28 · 28, preprocessor_config)
         // in 14-pixel patches, merged 2 × 2 into language-model tokens (get_max_image_tokens).

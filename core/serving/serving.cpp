@@ -4,9 +4,11 @@
 #include <cmath>
 
 #include "hardware/gpus.hpp"
+#include "machine/machine.hpp"
 #include "memory/kv.hpp"
 #include "memory/states.hpp"
 #include "serving/engines.hpp"
+#include "serving/extras.hpp"
 #include "serving/working_set.hpp"
 #include "text/errors.hpp"
 #include "text/units.hpp"
@@ -49,9 +51,10 @@ void check_ep(const Plan& p, const Layout& l) {
     (void)l;
 }
 
-void fit_on_device(ServingInfo& s, double total) {
+// `margin`: what the engine keeps free (llama.cpp's --fit leaves fit_target_mib on each GPU).
+void fit_on_device(ServingInfo& s, double total, double margin = 0) {
     if (s.device <= 0) return;
-    s.fits = total <= s.device;
+    s.fits = total + margin <= s.device;
     s.verdict = std::string(s.fits ? "fits" : "does not fit") + ": " + gib_text(total) + " of " + gib_text(s.device) +
                 (s.devices.size() > 1 ? " on the fullest of " + count_text(static_cast<int64_t>(s.devices.size())) + " GPUs" : " on the GPU");
 }
@@ -60,6 +63,12 @@ void fit_on_device(ServingInfo& s, double total) {
 
 double device_bytes(const Job& job) {
     if (job.device_gib > 0) return job.device_gib * kGiB;
+    if (job.machine.cpu_only) return 0;
+    // A unified-memory machine: the GPU's share of the one memory, as the machine's settings make it.
+    if (const UnifiedMachine* u = unified_machine(job.gpu)) {
+        std::string source;
+        return unified_gpu_share(job.machine, *u, source);
+    }
     return job.gpu ? gpu_bytes(*job.gpu) : 0;
 }
 
@@ -75,15 +84,44 @@ bool inference_terms(const Plan& p, const Layout& l, Breakdown& b, ServingInfo& 
         b.why[kLogits] = "counted in the working set";
         b.why[kBuffers] = "none";
     }
-    if (llama_cpp_like(job)) {
-        llama_cpp_terms(p, l, b, s, explain);
+    // Issue 36: the speculative proposer and the LoRA slots (core/serving/extras.hpp).
+    const SpecCost spec = speculative_cost(p, l, explain);
+    const LoraSlots lora = lora_slots(p, l, explain);
+    s.spec_weights = spec.weights, s.spec_params = spec.params, s.spec_kv_per_token = spec.kv_per_token, s.spec_why = spec.why;
+    s.lora_slots = lora.gpu, s.lora_cpu = lora.cpu, s.lora_why = lora.why;
+    if (job.engine == Engine::Mlx) {
+        mlx_terms(p, l, b, s, explain);
         s.engine = true;
         fit_on_device(s, b.total());
         return true;
     }
+    if (llama_cpp_like(job)) {
+        llama_cpp_terms(p, l, b, s, explain);
+        // llama.cpp keeps the draft (-md) and the --lora adapters beside the model: their weights, and
+        // the draft's KV for its own context (-cd, else the target's) on the GPU.
+        const double draft_ctx = static_cast<double>(job.spec.ctx_size_draft > 0 ? job.spec.ctx_size_draft : job.seq);
+        s.spec_kv = spec.kv_per_token * draft_ctx;
+        b.bytes[kWeights] += spec.weights + lora.gpu;
+        b.bytes[kKvCache] += s.spec_kv;
+        s.cpu_bytes += lora.cpu;
+        if (explain && spec.weights > 0) b.why[kWeights] += "; + " + spec.why;
+        if (explain && s.spec_kv > 0) b.why[kKvCache] += "; + the draft's KV for " + count_text(static_cast<int64_t>(draft_ctx)) + " tokens " + gb_text(s.spec_kv);
+        if (explain && lora.gpu > 0) b.why[kWeights] += "; + " + lora.why;
+        s.engine = true;
+        fit_on_device(s, b.total(), job.fit ? job.fit_target_mib * kMiB : 0);
+        return true;
+    }
     b.bytes[kWeights] = weights_on_gpu(p, l, why(kWeights));
-    const KvCost k = kv_cost(p, l, 1.0 / static_cast<double>(l.pp));
+    KvCost k = kv_cost(p, l, 1.0 / static_cast<double>(l.pp));
+    // vLLM and SGLang take the proposer's and the slots' weights from the budget before the pool, and page
+    // the proposer's layers in the same pool: every token costs their KV too.
+    b.bytes[kWeights] += spec.weights + lora.gpu;
+    k.full_token += spec.kv_per_token;
+    s.cpu_bytes += lora.cpu;
+    if (explain && spec.weights > 0) b.why[kWeights] += "; + " + spec.why;
+    if (explain && lora.gpu > 0) b.why[kWeights] += "; + " + lora.why;
     s.kv_per_token = k.every_token();
+    s.spec_kv = spec.kv_per_token * static_cast<double>(job.seq) * static_cast<double>(job.batch);
     switch (job.engine) {
         case Engine::Vllm: vllm_terms(p, l, b, s, k, explain); s.engine = true; return true;
         case Engine::Sglang: sglang_terms(p, l, b, s, k, explain); s.engine = true; return true;

@@ -32,7 +32,9 @@ struct ServingInfo {
     int64_t max_num_seqs = 0;     // vLLM: sequences per step (the profile's sampler rows)
     int64_t gpu_layers = 0, layers = 0;  // llama.cpp -ngl split
     double cpu_bytes = 0;         // system RAM: llama.cpp token_embd, CPU layers, their KV; offloaded caches
+    double cpu_weights = 0;       // llama.cpp: of it, the weights (token_embd, CPU layers, experts in RAM)
     double compute_buffer = 0;    // llama.cpp ggml compute buffer on the GPU (the fullest GPU's)
+    double offload_copy = 0;      // llama.cpp: of it, a RAM-resident matrix copied in for large batches (op offload)
     std::vector<DeviceShare> devices;  // llama.cpp / Ollama over several GPUs; the breakdown is the fullest's
     std::string split;            // how the layers were split ("-sm layer: 17 + 15 layers")
     std::string engine_version;   // vLLM: the version and accounting in force
@@ -49,6 +51,13 @@ struct ServingInfo {
     int64_t swa_tokens = 0;       // tokens of the sliding-window layers' pool (full layers: pool_tokens)
     std::string weights_mix;      // GGUF per-tensor type mix
     std::string window_policy;    // how sliding-window layers are allocated by this engine
+    // Issue 36: speculative decoding and multi-LoRA slots (core/serving/speculative.cpp, lora_slots.cpp)
+    double spec_weights = 0;      // the draft's, head's or MTP layers' weights on this GPU
+    double spec_params = 0;       // their parameters
+    double spec_kv = 0;           // their KV in the pool (or beside it: llama.cpp), for the job's batch × seq
+    double spec_kv_per_token = 0;
+    double lora_slots = 0, lora_cpu = 0;  // adapter slots on the GPU, adapters cached in host RAM
+    std::string spec_why, lora_why;
     bool fits = true;             // fits the chosen GPU (always true without one)
     std::string verdict;          // one sentence about the fit
 };

@@ -229,6 +229,10 @@ Step step_on(const Plan& p, const Layout& l, const Share& sh, bool explain) {
 // that needs the most (the first holds the most micro-batches in flight, the
 // last the head and the loss; the stages between hold less than the first).
 Step run_step(const Plan& p, const Layout& l, bool explain) {
+    return post_training(p.job.post) ? posttrain_step(p, l, explain) : model_step(p, l, explain);
+}
+
+Step model_step(const Plan& p, const Layout& l, bool explain) {
     if (!trains(p.job)) return step_on(p, l, uniform_share(p, l), explain);
     if (l.pp == 1 || p.job.pp_stage == PpStage::First) return step_on(p, l, share_of(p, l, 0), explain);
     if (p.job.pp_stage == PpStage::Last) return step_on(p, l, share_of(p, l, l.pp - 1), explain);

@@ -67,8 +67,11 @@ test('cluster: Llama 3 70B, 1T tokens on 256 H100 (your GPUs): days and cost fir
   const want = native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256',
     '--cluster-tokens', '1T', '--cluster-price-per-gpu-hour', '2.5']).planner;
   const budget = await page.locator('#cluster .vc-cl-budget .vc-cl-big').allInnerTexts();
-  assert.deepEqual(budget, [want.train.budget.time_text, want.train.budget.cost_amount_text]);  // 40.6 days, $622,941
-  assert.match(budget[0], /days$/);
+  assert.deepEqual(budget, [want.train.budget.time_text, want.train.budget.cost_amount_text]);
+  // Each figure carries its cross-validated range (issue 34): "45.1 days (38.8–46.8)", "$693,000 (596,000–719,000)".
+  assert.match(budget[0], /days \(\d[\d.,]*–\d[\d.,]*\)$/);
+  assert.match(budget[1], /^\$[\d.,]+( [MBT])? \([\d.,]+–[\d.,]+\)$/);
+  assert.match(await page.locator('#cluster .vc-cl-range').first().innerText(), /leave-one-source-out cross-validation/);
   // Time and cost come before the step's figures.
   const order = await page.locator('#cluster .vc-cl-cards').first().getAttribute('class');
   assert.match(order, /vc-cl-budget/);

@@ -30,7 +30,8 @@ test('a training framework preset changes the numbers exactly as the CLI does; e
   await page.click('#recipe-box summary');
   // option lists are the core's
   const frameworks = await page.locator('#framework option').evaluateAll((os) => os.map((o) => o.value));
-  assert.deepEqual(frameworks, ['custom', 'hf', 'accelerate_fsdp', 'torchtune', 'deepspeed', 'megatron', 'unsloth', 'torchtitan', 'nemo']);
+  assert.deepEqual(frameworks, ['custom', 'hf', 'accelerate_fsdp', 'torchtune', 'deepspeed', 'megatron', 'unsloth', 'torchtitan', 'nemo',
+    'trl', 'verl', 'openrlhf']);  // issue 36: the post-training frameworks' base presets
   await page.selectOption('#framework', 'torchtune');
   const tt = native('llama-3-8b', { mode: 'train', framework: 'torchtune' });
   assert.equal(await text(page, '#total'), tt.total_text);

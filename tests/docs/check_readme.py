@@ -35,7 +35,8 @@ VALIDATION = os.path.join(ROOT, "tests", "validation")
 VALIDATION_DOC = os.path.join(ROOT, "docs", "validation.md")
 
 # The unit-test cases that run every row of tests/validation/*.json and print its error.
-VALIDATION_CASES = "published memory figures,measured training runs,measured on our GPU,engine accounting*,published throughput"
+VALIDATION_CASES = ("published memory figures,measured training runs,measured on our GPU,engine accounting*,published throughput,"
+                    "local runs*")
 
 # README's accuracy summary: label (the row's first cell), the validation file, and which of its rows (by id).
 # Every row of every file belongs to exactly one group or to the bounds (compare at_most / at_least, kind bound).
@@ -56,9 +57,16 @@ GROUPS = [
     ("SGLang", "serving.json", r"^SGL-"),
     ("llama.cpp", "serving.json", r"LCPP-"),
     ("Published formulas", "published.json", r"."),
-    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*)-"),
-    ("SGLang decode speed", "throughput.json", r"^sglang-"),
+    ("Cluster throughput", "throughput.json", r"^(torchtitan|llama3-405b|deepseek-v3|nemo\d*|llmfoundry)-"),
+    ("vLLM / SGLang decode speed", "throughput.json", r"^(sglang|vllm|inferencex)-"),
     ("llama.cpp decode speed", "throughput.json", r"^llamacpp-"),
+    ("MoE offload memory", "local.json", r"^LOC-A\d\d-.*-(GPU|CPU)-(WEIGHTS|KV|COMPUTE|TOTAL)$"),
+    ("Ollama, MLX and unified memory", "local.json", r"^LOC-(B|C)\d\d-.*(WEIGHTS|KV|REQUIRED|PEAK|STOCK|SYSCTL)$"),
+    ("Local speed", "local.json", r"-(TG|PP)$"),
+    # Issue 36: post-training, speculative decoding and shared GPUs (test_posttrain_validation.cpp).
+    ("Post-training (RL / DPO)", "posttrain.json", r"^RL-"),
+    ("Speculative decoding", "posttrain.json", r"^SPEC-"),
+    ("Co-location and multi-LoRA", "posttrain.json", r"^COLOC-"),
 ]
 WITHIN = 15.0  # percent
 
@@ -372,7 +380,7 @@ def check_accuracy(text, rows):
         # Memory misses are named here; the planner's throughput misses in docs/validation.md's throughput
         # tables, and the serving engines' (many, each with its reason) in its serving table: README counts them.
         misses = {i: r for i, r in rows.items()
-                  if r["known_miss"] and "error" in r and r["file"] not in ("throughput.json", "serving.json")}
+                  if r["known_miss"] and "error" in r and r["file"] not in ("throughput.json", "serving.json", "local.json")}
         for row_id in sorted(set(named) | set(misses)):
             if row_id not in misses:
                 fail(f"known misses: README names {row_id}, which is not a known miss in tests/validation")
@@ -380,6 +388,13 @@ def check_accuracy(text, rows):
                 fail(f"known misses: README does not name {row_id} ({misses[row_id]['error_text']} %)")
             else:
                 check(f"known misses, {row_id}", named[row_id].replace("−", "-"), f"{misses[row_id]['error']:+.1f} %")
+    local = [r for r in rows.values() if r["file"] == "local.json" and "error" in r]
+    m = re.search(r"(\d+) of the (\d+) local rows are known misses", text)
+    if not m:
+        fail("accuracy summary: README has no 'N of the M local rows are known misses'")
+    else:
+        check("accuracy summary: local known misses", m.group(0),
+              f"{sum(1 for r in local if r['known_miss'])} of the {len(local)} local rows are known misses")
     engine = [r for r in rows.values() if r["file"] == "serving.json" and "error" in r]
     m = re.search(r"(\d+) of the (\d+) engine rows are known misses", text)
     if not m:

@@ -66,8 +66,11 @@ function assumptions(a, editor) {
     }
     const given = editor.fields[x.key];
     if (flag) input.checked = given !== undefined ? given === 'true' : x.value === 1;
-    else if (document.activeElement !== input) input.value = given ?? (x.key === 'compute_efficiency' && !x.value ? '' : String(x.value));
+    // Fields whose value in force is "not set" show an empty box with what applies instead (the core's text).
+    const unset = (x.key === 'compute_efficiency' && !x.value) || (x.key === 'latency_us' && x.value < 0);
+    if (!flag && document.activeElement !== input) input.value = given ?? (unset ? '' : String(x.value));
     if (x.key === 'compute_efficiency') input.setAttribute('placeholder', 'per op');
+    if (x.key === 'latency_us') input.setAttribute('placeholder', 'NCCL');
     list.append(el('li', { 'data-key': x.key }, input, ' ', el('label', { for: id }, x.text)));
   }
   box.append(list);
@@ -93,6 +96,8 @@ function training(a) {
       card('Utilisation', t.mfu_text, t.hfu_text + ' (with recomputation)'),
       card('Memory', t.memory_text, t.fits_text)),
     el('p', { class: `vc-cl-bound vc-cl-bound-${t.bound}` }, t.bound_text),
+    ...(a.recommendation && a.recommendation.chosen_why ? [el('p', { class: 'vc-cl-why vc-cl-chosen' }, a.recommendation.chosen_why)] : []),
+    ...(t.range_text ? [el('p', { class: 'vc-cl-sub vc-cl-range' }, t.range_text)] : []),
     timeline(t.terms),
     table('Where the step time goes', ['Term', 'Link', 'Exposed', 'If not overlapped', 'Share', 'How'],
       t.terms.map((x) => el('tr', { 'data-term': x.key },
@@ -141,6 +146,8 @@ function serving(a) {
       card('Per step', s.token_text, s.read_text),
       card('Memory', s.memory_text, `${s.layout.text}${s.fits ? '' : ' — does not fit'}`)),
     el('p', { class: 'vc-cl-bound' }, s.bound_text),
+    ...(s.layout_why ? [el('p', { class: 'vc-cl-why vc-cl-chosen' }, s.layout_why)] : []),
+    ...(s.range_text ? [el('p', { class: 'vc-cl-sub vc-cl-range' }, s.range_text)] : []),
     el('p', { class: 'vc-cl-sub' }, s.kv_text),
     el('p', { class: 'vc-cl-sub' }, `${s.comm_text}; ${s.kernel_text}`),
   ];
