@@ -12,7 +12,7 @@
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
 import { estimate, estimatePair, estimatePairNow, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
-  onCoreStatus } from './vramcalc-client.js';
+  onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, yourJobFields } from './state.js';
 import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
@@ -161,6 +161,16 @@ async function renderComparisons(text, job, result, signal) {
   }
 }
 
+// The catalog model an id names: { model }, or { error } in the core's words (its quote of the id bounded,
+// "did you mean …"; issue 37 H1), or { cancelled }. An alias or Hub id of a catalog model names that model.
+async function catalogModel(id, signal) {
+  const exact = page.models.find((m) => m.id === id);
+  if (exact) return { model: exact };
+  const found = await lookupModel(page.models, id, { signal });
+  if (found.cancelled) return { cancelled: true };
+  return found.ok ? { model: page.models.find((m) => m.id === found.id) } : { error: found.error };
+}
+
 // A saved setup (its query string) as a title and a core answer.
 async function setupFor(q, signal) {
   const { fieldIds, defaults, models } = page;
@@ -170,12 +180,16 @@ async function setupFor(q, signal) {
   Object.assign(job, yourJobFields(yours, units));
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
-  let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
+  let title = 'pasted config';
+  let refused = null;  // the core's error for a model id the catalog does not have
   if (q.has('model')) {
-    const m = models.find((x) => x.id === q.get('model'));
-    text = m ? JSON.stringify(m.config) : null;
-    title = m ? m.name : title;
+    const m = await catalogModel(q.get('model'), signal);
+    if (m.cancelled) return { title, subtitle: '', result: CANCELLED };
+    text = m.model ? JSON.stringify(m.model.config) : null;
+    title = m.model ? m.model.name : await quoted(q.get('model'), { signal });
+    refused = m.error ?? null;
   } else if (q.has('hf')) {
+    title = await quoted(q.get('hf'), { signal });
     // The config fetched for the page, else a kept copy, else the catalog's for a catalog model's Hub id.
     const id = q.get('hf');
     text = id === state.source.hubId ? state.source.hubText : hubConfigWithoutHub(id, models)?.text ?? null;
@@ -183,9 +197,10 @@ async function setupFor(q, signal) {
     text = pastedConfigOf(q) || null;
   }
   const result = text ? await estimate(text, job, { signal })
-    : { ok: false, error: { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
-  const j = result.ok ? result.job : { ...defaults, ...job };
-  const subtitle = `${modeTitle(j.mode)} · ${result.ok ? result.weight_format : j.dtype} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}`;
+    : { ok: false, error: refused ?? { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
+  // A refused setup's fields are not the core's reading: they stay out of its subtitle (issue 37 L10: "NaN × 4096").
+  const j = result.job;
+  const subtitle = result.ok ? `${modeTitle(j.mode)} · ${result.weight_format} · ${j.batch} × ${j.seq} · ${j.gpus} GPU${j.gpus > 1 ? 's' : ''}` : '—';
   return { title, subtitle, result };
 }
 
@@ -281,7 +296,16 @@ async function compute() {
     s.linkError = null;
     return fail({ field: 'config', message }, false);
   }
-  if (text === null) return fail({ field: 'model', message: `model: unknown model '${s.modelId}'` }, false);
+  if (text === null) {
+    // The core's words, never the whole id: a 400,000-character one froze the page for 48 s (issue 37 H1).
+    const found = await catalogModel(s.modelId, signal);
+    if (mine !== serial || found.cancelled) return undefined;
+    if (found.error) return fail(found.error, false);
+    // An alias or Hub id (model=llama3): its catalog model, and the address says so.
+    s.modelId = found.model.id;
+    $('model').value = s.modelId;
+    return update();
+  }
   if (text === '') {
     pending(false);
     clearFieldErrors();

@@ -70,6 +70,8 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
+  // "Another GPU" before its size is typed is no job field, but the link keeps the choice (issue 37 L7).
+  if (state.yourGpus.gpu === 'custom' && !q.has('device_gb') && !q.has('device_gib')) q.set('gpu', 'custom');
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;

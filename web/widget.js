@@ -19,7 +19,7 @@
 // cannot start there (CORS, the host's CSP or Trusted Types), the element says
 // why in plain words. Errors are the core's own text, led by the field's label
 // ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean".
-import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus } from './vramcalc-client.js';
+import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus, quoted } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
 
@@ -36,6 +36,16 @@ try {
 }
 const jobKeys = Object.keys(defaults);
 const attributeName = (key) => key.replaceAll('_', '-');
+
+// The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
+// calculator beside this file; only an http(s) address, else no link (issue 37 L2: a javascript: URL became the link).
+function calculatorURL(attribute) {
+  let url = null;
+  try {
+    url = attribute ? new URL(attribute, document.baseURI) : calculatorPage && new URL(calculatorPage);
+  } catch { /* not a URL */ }
+  return url && (url.protocol === 'https:' || url.protocol === 'http:') ? url : null;
+}
 
 // The shadow root's parts, built without markup strings.
 function build(root) {
@@ -156,7 +166,6 @@ class VramCalc extends HTMLElement {
     const mine = ++this.#serial;
     const id = this.getAttribute('model') || 'llama-3-8b';
     p.status.hidden = true;
-    if (!p.name.textContent) p.name.textContent = id;
     if (startError) return this.#showError(startError.message);
     this.#busy(true);
     // A catalog that cannot be read is this widget's error, not a blank box.
@@ -171,10 +180,14 @@ class VramCalc extends HTMLElement {
     const result = found.error ? { ok: false, error: found.error }
       : !read.ok ? read : await estimate(JSON.stringify(model.config), job, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
-    p.name.textContent = model ? model.name : id;
-    const page = this.getAttribute('calculator') || calculatorPage;
+    // A model the catalog does not have is named as the core quotes input (a 400,000-character attribute: issue 37 H1).
+    const name = model ? model.name : await quoted(id, { signal });
+    if (mine !== this.#serial) return undefined;
+    p.name.textContent = name;
+    const page = calculatorURL(this.getAttribute('calculator'));
     p.link.hidden = !page;
-    if (page) p.link.href = await stateLink(new URL(page, document.baseURI), new URLSearchParams({ model: model?.id ?? id, ...job }));
+    if (page) p.link.href = await stateLink(page, new URLSearchParams({ model: model?.id ?? id, ...job }));
+    else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
     this.#busy(false);

@@ -131,8 +131,10 @@ std::string in_words(const std::string& key) {
 std::string field_label(const std::string& field) {
     for (const Label& l : kLabels)
         if (field == l.field) return l.label;
-    // A part of a field with a row ("job.tensor_split[2]", "cluster.layout.tp") reads as that row.
+    // A part of a field with a row ("job.tensor_split[2]", "cluster.layout.tp") reads as that row; a field
+    // the table does not know ("cluster.constructor" from a link) is named, not read as "Cluster" (issue 37 L1).
     for (const Label& l : kLabels) {
+        if (std::strcmp(l.field, "job") == 0 || std::strcmp(l.field, "cluster") == 0) continue;
         const size_t n = std::strlen(l.field);
         if (field.size() > n && field.compare(0, n, l.field) == 0 && (field[n] == '.' || field[n] == '['))
             return std::string(l.label) + (std::strcmp(l.field, "config") == 0 || std::strcmp(l.field, "checkpoint") == 0

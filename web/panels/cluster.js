@@ -244,7 +244,8 @@ export function mount(root, { hardware, fields, onChange }) {
       const shown = out.querySelector('details.vc-cl-assume');
       if (shown) editor.open = shown.open;  // opened or closed since the last answer: kept as the reader left it
       renderCluster(out, answer, editor);
-      const bad = inputs[field] ?? editor.inputs.get(field);
+      // Own properties only: a link's cl_constructor or cl_toString names no input (issue 37 L1).
+      const bad = Object.hasOwn(inputs, field) ? inputs[field] : editor.inputs.get(field);
       if (bad) {
         bad.setAttribute('aria-invalid', 'true');
         const message = out.querySelector('.vc-cl-error');
