@@ -10,6 +10,7 @@
 #include "api/intents.hpp"
 #include "api/job_text.hpp"
 #include "api/sweep.hpp"
+#include "text/errors.hpp"
 
 namespace {
 
@@ -75,4 +76,6 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("jobFromText", &vramcalc::job_text_request);
     emscripten::function("clusterFromText", &vramcalc::cluster_text_request);
     emscripten::function("valueFromText", &vramcalc::value_text_request);
+    // Input quoted as the core's own errors quote it (at most 60 characters, then "…" and the size; issue 37 H1).
+    emscripten::function("quoteText", &vramcalc::short_text);
 }

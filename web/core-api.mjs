@@ -204,5 +204,10 @@ export function coreApi(core, kept = null) {
     valueFromText(text, kind, bareIsTrue = false) {
       return JSON.parse(core.valueFromText(text, kind, bareIsTrue));
     },
+    // Input text as the core quotes it in its own errors (core/text/errors.hpp short_text): at most 60 characters,
+    // valid UTF-8, control and bidirectional characters escaped, then "…" and the size in bytes when longer.
+    quoteText(text) {
+      return core.quoteText(String(text));
+    },
   };
 }

@@ -21,7 +21,7 @@
 //   need no CORS; the wasm and core-api.mjs do). Under Trusted Types the worker
 //   URLs go through a policy named 'vramcalc'.
 
-import { localCore } from './core-local.js';
+import { localCore, workerAnswered } from './core-local.js';
 
 // A superseded answer may run this long before its worker is replaced: long
 // enough that ordinary answers (well under 10 ms; docs/page.md) never cost a
@@ -40,6 +40,7 @@ export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
 const WITH_CONFIG = new Set(['estimate', 'estimatePair', 'answer', 'sweep', 'matrix', 'solve', 'cluster', 'chart', 'attachCheckpoint', 'ladder']);
 
 let policy;
+let policyRefused = null;  // why createPolicy('vramcalc') threw, if it did
 const trustedURLs = new Set();
 // A script URL of ours as Trusted Types want it (a TrustedScriptURL from the
 // policy 'vramcalc'), or the plain URL where there is no such policy.
@@ -49,8 +50,11 @@ export function trustedScriptURL(url) {
       policy = globalThis.trustedTypes?.createPolicy('vramcalc', {
         createScriptURL: (u) => { if (trustedURLs.has(u)) return u; throw new TypeError(`vramcalc: not its own script: ${u}`); },
       }) ?? null;
-    } catch {
-      policy = null;  // the page's trusted-types directive does not list 'vramcalc': plain URLs, refused if Trusted Types are required
+    } catch (e) {
+      // The page's trusted-types directive does not list 'vramcalc', or a policy of that name exists already
+      // (another copy of the widget, or the host's own): plain URLs, refused if Trusted Types are required.
+      policy = null;
+      policyRefused = e;
     }
   }
   trustedURLs.add(url);
@@ -65,6 +69,11 @@ function startError(e, base, stage) {
     return new Error(`${what}. This page's Content-Security-Policy does not allow its worker (it needs worker-src ${crossOrigin ? 'blob:' : "'self'"}).`);
   }
   if (/TrustedScriptURL|Trusted ?Type/i.test(e?.message ?? '')) {
+    // A duplicate name is not a missing one (issue 37 I2): Chromium says "Policy with name "vramcalc" already exists".
+    if (/already exists/i.test(policyRefused?.message ?? '')) {
+      return new Error(`${what}. This page already has a Trusted Types policy named 'vramcalc' (widget.js loaded twice from two addresses, ` +
+        "or the page's own), and its trusted-types directive does not allow duplicates: load widget.js once, or add 'allow-duplicates'.");
+    }
     return new Error(`${what}. This page's Trusted Types rules do not allow it: its trusted-types directive must list the policy 'vramcalc'.`);
   }
   if (crossOrigin && e instanceof TypeError && /fetch/i.test(e.message)) {
@@ -215,6 +224,9 @@ export function coreClient(base) {
       return;
     }
     const slow = performance.now() - inflight.started >= SUPERSEDED_MS;
+    // How long the worker took to answer a config's totals decides whether this thread may read that config too.
+    const headOnly = req.method === 'answer' && req.args[0]?.parts?.length === 1 && req.args[0].parts[0] === 'head';
+    if (req.method === 'estimatePair' || headOnly) workerAnswered(req.config, data.ms);
     finish(req.signal?.aborted ? CANCELLED : data.answer);
     if (slow) emit({ kind: 'done' });
     pump();

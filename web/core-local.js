@@ -3,6 +3,9 @@
 // painted in the frame right after the input (issue 23; docs/page.md,
 // "Speed"). Everything else still goes to the worker (core-client.js),
 // and so do the totals whenever this thread is not the place for them:
+// - a config the worker has not yet answered within READ_HERE_MS (workerAnswered): a new config is read
+//   in the worker first, so one that is expensive to read never blocks this thread, not even once (a skip
+//   list of 2,000 patterns took 5.7 s here: issue 37 H2);
 // - a config larger than LOCAL_CONFIG_CHARS (a big paste is read once, there);
 // - a config whose answers took longer than LOCAL_MS here SLOW_TIMES times in
 //   a row (a 10,000-layer config: the worker keeps typing free of it; a
@@ -18,6 +21,21 @@ export const LOCAL_MS = 16;
 const SLOW_TIMES = 3;
 const LOCAL_CONFIG_CHARS = 256 * 1024;
 const LOCAL_METHODS = new Set(['estimatePair', 'answer']);
+// The worker's time for a config's totals (reading it included) under which this thread may read it too:
+// an ordinary config takes a few milliseconds; one that takes longer stays in the worker.
+export const READ_HERE_MS = 100;
+
+// The configs the worker answered within READ_HERE_MS, the latest last (a few: the page's model and its
+// comparisons'); one answered slower is taken off. core-client.js reports every estimatePair it answered, and
+// every answer's head alone (the page's first question; the later parts take longer by design).
+const quick = [];
+export function workerAnswered(config, ms) {
+  const at = quick.indexOf(config);
+  if (at >= 0) quick.splice(at, 1);
+  if (typeof config !== 'string' || !(ms <= READ_HERE_MS)) return;
+  quick.push(config);
+  if (quick.length > 4) quick.shift();
+}
 
 // Emscripten's classic script (vramcalc.js) defines createVramcalc. scriptURL: the URL as the page's
 // Trusted Types want it (core-client.js trustedScriptURL).
@@ -52,7 +70,7 @@ export function localCore(compiled, base, scriptURL = (url) => url) {
     // The answer of a call on this thread, or undefined: ask the worker.
     call(method, args) {
       const [config] = args;
-      if (!api || !LOCAL_METHODS.has(method) || config.length > LOCAL_CONFIG_CHARS) return undefined;
+      if (!api || !LOCAL_METHODS.has(method) || config.length > LOCAL_CONFIG_CHARS || !quick.includes(config)) return undefined;
       if (slow.config === config && slow.times >= SLOW_TIMES) return undefined;
       const started = performance.now();
       let answer;

@@ -10,7 +10,7 @@
 //               {type: 'call', id, method, args, config}   config: the config text, or
 //                 undefined for "the same as the last call's" (a 5 MB paste crosses once)
 // Messages out: {type: 'ready', info: {options, gpus, hardware}} | {type: 'failed', message}
-//               {id, answer} | {id, trap: message}   (a trap: the instance is never reused)
+//               {id, answer, ms} | {id, trap: message}   (ms: the call's own time here; a trap: the instance is never reused)
 'use strict';
 
 // Under Trusted Types (require-trusted-types-for 'script', inherited by a Blob
@@ -61,7 +61,9 @@ self.onmessage = async ({ data }) => {
   const { id, method, args } = data;
   if (data.config !== undefined) config = data.config;
   try {
-    self.postMessage({ id, answer: data.withConfig ? api[method](config, ...args) : api[method](...args) });
+    const started = performance.now();
+    const answer = data.withConfig ? api[method](config, ...args) : api[method](...args);
+    self.postMessage({ id, answer, ms: performance.now() - started });
   } catch (e) {
     // A JavaScript exception out of wasm (stack overflow, out of bounds): the client retires this worker.
     self.postMessage({ id, trap: String(e?.message ?? e) });

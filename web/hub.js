@@ -2,7 +2,7 @@
 // when they are JSON), and checkpoint metadata without the weights. Every
 // download is read through a byte counter and stops at the core's own limit
 // (docs/hostile-input.md), so a huge answer is never read whole.
-import { MAX_JSON_TEXT, tooLargeMessage } from './vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage, quoted } from './vramcalc-client.js';
 import { readAll } from './streams.js';
 
 // The Hub's rule for a repository id (huggingface_hub, utils/_validators.py,
@@ -82,7 +82,8 @@ export function hubConfigWithoutHub(id, catalogModels) {
 // answer (offline, or a gated repository such as meta-llama's), with `reason` saying why.
 export async function fetchHubConfig(input, catalogModels = []) {
   const id = hubIdOf(input);
-  if (!id) throw new Error(`Hugging Face id: '${input.trim()}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
+  // What was typed, quoted as the core quotes input (a 400,000-character #hf= froze the page: issue 37 H1).
+  if (!id) throw new Error(`Hugging Face id: '${await quoted(input.trim())}' is not a model id like Qwen/Qwen2.5-7B or its huggingface.co address`);
   const offline = (reason) => {
     const stored = hubConfigWithoutHub(id, catalogModels);
     if (stored) return { ...stored, reason: reason[0].toUpperCase() + reason.slice(1) };
@@ -118,7 +119,7 @@ export async function fetchHubConfig(input, catalogModels = []) {
 export const MAX_SAFETENSORS_HEADER = 8_000_000;
 export async function fetchHubCheckpoint(input) {
   const id = hubIdOf(input ?? '');
-  if (!id) throw new Error(`checkpoint: '${String(input ?? '').trim()}' is not a Hugging Face model id`);
+  if (!id) throw new Error(`checkpoint: '${await quoted(String(input ?? '').trim())}' is not a Hugging Face model id`);
   const instead = 'open the checkpoint file (or its model.safetensors.index.json) instead';
   if (typeof navigator !== 'undefined' && navigator.onLine === false) throw new Error(`checkpoint: you are offline; ${instead}`);
   const get = async (file, range) => {

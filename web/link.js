@@ -16,6 +16,7 @@ import { readAll } from './streams.js';
 // fragment.) A state over this limit leaves its config out of the link.
 export const MAX_FRAGMENT = 32 * 1024;
 const KEY = 's=';
+const DAMAGED = 'the link\'s state is damaged (cut short or changed); ask for the link again';
 
 // base64url of bytes, in chunks: spreading a large array into String.fromCharCode overflows the argument limit.
 export function bytesToBase64url(bytes) {
@@ -56,10 +57,17 @@ export async function decodeState(fragment, maxText) {
   try {
     bytes = await through(new DecompressionStream('deflate-raw'), base64urlToBytes(text.slice(KEY.length)), maxText);
   } catch {
-    throw new Error('the link\'s state is damaged (cut short or changed); ask for the link again');
+    throw new Error(DAMAGED);
   }
   if (bytes === null) throw new Error(`the link's state is larger than ${maxText} bytes once unpacked`);
-  return new URLSearchParams(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  // Bytes that are not UTF-8 were not written by this page either (issue 37 L6: TextDecoder's own words showed).
+  let query;
+  try {
+    query = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(DAMAGED);
+  }
+  return new URLSearchParams(query);
 }
 
 // An address of the calculator (page: its URL, e.g. .../index.html) showing

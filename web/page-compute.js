@@ -12,7 +12,7 @@
 //   question, only for the latest input. The page does no arithmetic: every part is the core's.
 // body[data-busy] is set from an input until its last panel is drawn (the
 // browser tests wait on it).
-import { answer, answerNow, jobValue, onCoreStatus } from './vramcalc-client.js';
+import { answer, answerNow, jobValue, onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, questionFor } from './state.js';
 import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
@@ -165,20 +165,34 @@ async function renderComparisons(text, question, result, signal) {
   }
 }
 
+// The catalog model an id names: { model }, or { error } in the core's words (its quote of the id bounded,
+// "did you mean …"; issue 37 H1), or { cancelled }. An alias or Hub id of a catalog model names that model.
+async function catalogModel(id, signal) {
+  const exact = page.models.find((m) => m.id === id);
+  if (exact) return { model: exact };
+  const found = await lookupModel(page.models, id, { signal });
+  if (found.cancelled) return { cancelled: true };
+  return found.ok ? { model: page.models.find((m) => m.id === found.id) } : { error: found.error };
+}
+
 // A saved setup (its query string) as a title and the head of the core's answer to its own question.
 async function setupFor(q, signal) {
   const { fieldIds, defaults, models } = page;
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
-  const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
+  const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '', ramGb: '' }, units: 'gb' });
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
-  let title = q.get('model') ?? q.get('hf') ?? 'pasted config';
+  let title = 'pasted config';
+  let refused = null;  // the core's error for a model id the catalog does not have
   if (q.has('model')) {
-    const m = models.find((x) => x.id === q.get('model'));
-    text = m ? JSON.stringify(m.config) : null;
-    title = m ? m.name : title;
+    const m = await catalogModel(q.get('model'), signal);
+    if (m.cancelled) return { title, subtitle: '', result: CANCELLED };
+    text = m.model ? JSON.stringify(m.model.config) : null;
+    title = m.model ? m.model.name : await quoted(q.get('model'), { signal });
+    refused = m.error ?? null;
   } else if (q.has('hf')) {
+    title = await quoted(q.get('hf'), { signal });
     // The config fetched for the page, else a kept copy, else the catalog's for a catalog model's Hub id.
     const id = q.get('hf');
     text = id === state.source.hubId ? state.source.hubText : hubConfigWithoutHub(id, models)?.text ?? null;
@@ -188,8 +202,9 @@ async function setupFor(q, signal) {
   const asked = questionFor({ job, name: title, yours, units, intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
     cluster: {}, parts: ['head'] });
   const result = text ? await answer(text, asked, { signal })
-    : { ok: false, error: { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
-  return { title, subtitle: result.ok ? result.recipe.text : '', result };
+    : { ok: false, error: refused ?? { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
+  // A refused setup's fields are not the core's reading: its subtitle is the answer's recipe line, or none (issue 37 L10).
+  return { title, subtitle: result.ok ? result.recipe.text : '—', result };
 }
 
 // The timeline shows live tensors per phase; its caption says what the total adds (the core's texts).
@@ -283,7 +298,16 @@ async function compute() {
     s.linkError = null;
     return fail({ field: 'config', message }, false);
   }
-  if (text === null) return fail({ field: 'model', message: `model: unknown model '${s.modelId}'` }, false);
+  if (text === null) {
+    // The core's words, never the whole id: a 400,000-character one froze the page for 48 s (issue 37 H1).
+    const found = await catalogModel(s.modelId, signal);
+    if (mine !== serial || found.cancelled) return undefined;
+    if (found.error) return fail(found.error, false);
+    // An alias or Hub id (model=llama3): its catalog model, and the address says so.
+    s.modelId = found.model.id;
+    $('model').value = s.modelId;
+    return update();
+  }
   if (text === '') {
     pending(false);
     clearFieldErrors();

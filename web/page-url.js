@@ -5,7 +5,7 @@
 // so beside Copy link, offering the config as a file.
 import { state, stateQuery, pastedConfigOf } from './state.js';
 import { encodeState, decodeState, MAX_FRAGMENT } from './link.js';
-import { MAX_JSON_TEXT, tooLargeMessage, jobFromText } from './vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage, jobFromText, quoted } from './vramcalc-client.js';
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
@@ -21,19 +21,51 @@ export function initUrl(context) {
   page = context;
 }
 
+// What a link may carry (issue 37): a pasted config (config=, cfg=; the core's JSON limit bounds it) and saved
+// setups (cmp=, each read by the same rule one level down), and otherwise names and values of at most
+// MAX_LINK_TEXT characters. No field takes more (a Hub id is 96 + 1 + 96), and a longer value would be laid
+// out in its control: a 400,000-character #hf= took 1.1 s in the Hub box alone.
+export const MAX_LINK_TEXT = 1000;
+const CONFIG_KEYS = new Set(['config', 'cfg']);
+function overLong(query, nested = false) {
+  for (const [key, value] of query) {
+    if (CONFIG_KEYS.has(key)) continue;
+    if (key === 'cmp' && !nested) {
+      const inner = overLong(new URLSearchParams(value), true);
+      if (inner) return inner;
+    } else if (key.length > MAX_LINK_TEXT || value.length > MAX_LINK_TEXT) {
+      return [key, value];
+    }
+  }
+  return null;
+}
+// The reason a link breaks that rule, quoted as the core quotes input; null when it does not.
+async function linkRefusal(query) {
+  const bad = overLong(query);
+  if (!bad) return null;
+  const [key, value] = bad;
+  return key.length > MAX_LINK_TEXT ? `the link names a field '${await quoted(key)}' longer than any field's name; ask for the link again`
+    : `the link's ${key}= value '${await quoted(value)}' is longer than any field takes; ask for the link again`;
+}
+
 // The state the address holds: the fragment's, else an older link's query.
 // Resolves to { query, legacy } (legacy: read from ?query, to be rewritten);
-// a damaged fragment resolves to an empty state with `error` saying why.
+// a damaged fragment, or one that breaks the rule above, resolves to an empty state with `error` saying why.
 export async function readLocation() {
+  let query;
+  let legacy = false;
   try {
-    const fromHash = await decodeState(location.hash, 4 * MAX_JSON_TEXT);
-    if (fromHash) return { query: fromHash, legacy: false };
+    query = await decodeState(location.hash, 4 * MAX_JSON_TEXT);
   } catch (e) {
     return { query: new URLSearchParams(), legacy: false, error: e.message };
   }
-  const query = new URLSearchParams(location.search);
-  for (const key of PAGE_OPTIONS) query.delete(key);
-  return { query, legacy: [...query.keys()].length > 0 };
+  if (!query) {
+    query = new URLSearchParams(location.search);
+    for (const key of PAGE_OPTIONS) query.delete(key);
+    legacy = [...query.keys()].length > 0;
+  }
+  const error = await linkRefusal(query);
+  return error ? { query: new URLSearchParams(), legacy: false, error } : { query, legacy };
 }
 
 export async function applyQuery(q) {

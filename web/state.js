@@ -15,9 +15,10 @@ export const state = {
   // "Your GPUs" (issue 23): the one GPU choice that drives the verdict, the
   // GPU table's and matrix's colours, the chart's capacity line and the cluster
   // planner. gpu: a catalog id ('' = none chosen yet); count: how many;
-  // customGb: a custom memory size as typed (used when gpu is 'custom').
+  // customGb: a custom memory size as typed (used when gpu is 'custom'); ramGb: the machine's system RAM in
+  // GB as typed ('' = not given; issue 32: llama.cpp, Ollama and MLX are judged on GPU memory and RAM together).
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
-  yourGpus: { gpu: '', count: '1', customGb: '' },
+  yourGpus: { gpu: '', count: '1', customGb: '', ramGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
   // The entry point chosen (the core's intents: run_locally, serve, fine_tune, pretrain; '' none): sent to the
   // core with the job, which applies its recipe for the model under the fields the user set (issue 33).
@@ -53,11 +54,12 @@ export function yourJobFields(yours = state.yourGpus, units = state.units) {
     job.gpu = yours.gpu;
   }
   if (yours.count !== '1') job.gpus = yours.count;
+  if (yours.ramGb) job.ram_gb = yours.ramGb;
   if (units !== 'gb') job.units = units;
   return job;
 }
 
-// Your GPUs as the question's machine (api/question.hpp): the GPU or its memory, and the count, as typed.
+// Your GPUs as the question's machine (api/question.hpp): the GPU or its memory, the count and the RAM, as typed.
 export function yourMachine(yours = state.yourGpus, units = state.units) {
   const { units: _units, ...machine } = yourJobFields(yours, units);
   return machine;
@@ -98,6 +100,8 @@ export function stateQuery(job, { withConfig = true } = {}) {
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
   if (state.intent) q.set('intent', state.intent);
   if (state.fp8) q.set('fp8_recipe', state.fp8);
+  // "Another GPU" before its size is typed is no job field, but the link keeps the choice (issue 37 L7).
+  if (state.yourGpus.gpu === 'custom' && !q.has('device_gb') && !q.has('device_gib')) q.set('gpu', 'custom');
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
   return q;

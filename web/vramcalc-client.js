@@ -73,6 +73,15 @@ export const jobFromText = (fields, source, opts) => core().call('jobFromText', 
 export const clusterFromText = (fields, source, opts) =>
   core().call('clusterFromText', [fields, source], { field: 'cluster', ...opts });
 
+// Input text as the core quotes it in its own errors: at most 60 characters, then "…" and the size in bytes
+// ("xxxx… (400000 bytes)"), control and bidirectional characters escaped (U+202E as \u202e). Every message the
+// page or the widget writes with input in it quotes it so: laying out a 400,000-character message froze the page
+// for 48 s (issue 37 H1). Resolves to a string; "…" alone if the core could not answer.
+export async function quoted(text, opts) {
+  const answer = await core().call('quoteText', [String(text ?? '')], { field: 'internal', ...opts });
+  return typeof answer === 'string' ? answer : '…';
+}
+
 // The core's answers. opts: { signal } (an AbortSignal: a call a newer input
 // made useless answers CANCELLED, which callers drop).
 export const estimate = (configText, job, opts) => core().call('estimate', [configText, job], opts);

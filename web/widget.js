@@ -21,7 +21,7 @@
 // ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean". The figures are the head
 // of the core's one answer (docs/answer.md), the page's and the CLI's --json: the same question, the same
 // verdict, headline and recipe; intent="fine_tune" (or any of the page's four) applies that recipe.
-import { loadCore, loadModels, lookupModel, answer, jobFromText, onCoreStatus } from './vramcalc-client.js';
+import { loadCore, loadModels, lookupModel, answer, jobFromText, onCoreStatus, quoted } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
 
@@ -38,6 +38,16 @@ try {
 }
 const jobKeys = Object.keys(defaults);
 const attributeName = (key) => key.replaceAll('_', '-');
+
+// The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
+// calculator beside this file; only an http(s) address, else no link (issue 37 L2: a javascript: URL became the link).
+function calculatorURL(attribute) {
+  let url = null;
+  try {
+    url = attribute ? new URL(attribute, document.baseURI) : calculatorPage && new URL(calculatorPage);
+  } catch { /* not a URL */ }
+  return url && (url.protocol === 'https:' || url.protocol === 'http:') ? url : null;
+}
 
 // The shadow root's parts, built without markup strings.
 function build(root) {
@@ -160,7 +170,6 @@ class VramCalc extends HTMLElement {
     const mine = ++this.#serial;
     const id = this.getAttribute('model') || 'llama-3-8b';
     p.status.hidden = true;
-    if (!p.name.textContent) p.name.textContent = id;
     if (startError) return this.#showError(startError.message);
     this.#busy(true);
     // A catalog that cannot be read is this widget's error, not a blank box.
@@ -177,13 +186,14 @@ class VramCalc extends HTMLElement {
     const result = found.error ? { ok: false, error: found.error }
       : !read.ok ? read : await answer(JSON.stringify(model.config), question, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
-    p.name.textContent = model ? model.name : id;
-    const page = this.getAttribute('calculator') || calculatorPage;
+    // A model the catalog does not have is named as the core quotes input (a 400,000-character attribute: issue 37 H1).
+    const name = model ? model.name : await quoted(id, { signal });
+    if (mine !== this.#serial) return undefined;
+    p.name.textContent = name;
+    const page = calculatorURL(this.getAttribute('calculator'));
     p.link.hidden = !page;
-    if (page) {
-      p.link.href = await stateLink(new URL(page, document.baseURI),
-        new URLSearchParams({ model: model?.id ?? id, ...job, ...(intent ? { intent } : {}) }));
-    }
+    if (page) p.link.href = await stateLink(page, new URLSearchParams({ model: model?.id ?? id, ...job, ...(intent ? { intent } : {}) }));
+    else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
     this.#busy(false);

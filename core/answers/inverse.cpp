@@ -71,7 +71,7 @@ Question parse_question(const std::string& name) {
         if (name == q.name) return q.q;
         names += (names.empty() ? "" : ", ") + std::string(q.name);
     }
-    throw InputError("question", "must be one of " + names + ", got '" + name.substr(0, 40) + "'");
+    throw InputError("question", "must be one of " + names + ", got '" + short_text(name) + "'");
 }
 
 const char* question_name(Question q) {

@@ -17,6 +17,7 @@ std::vector<std::string> notes_for(const Plan& plan, const Estimate& e) {
     // In the order they matter; the first kMaxNotes are kept.
     std::vector<std::string> notes;
     const double P = m.params.total;
+    if (plan.exact && !m.exact.note.empty()) notes.push_back(m.exact.note);
     if (m.config.context_length > 0 && job.seq > m.config.context_length)
         notes.push_back("Sequence length " + count(job.seq) + " exceeds the model's context of " +
                         count(m.config.context_length) + " tokens (max_position_embeddings).");

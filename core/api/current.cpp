@@ -53,7 +53,7 @@ std::string use_checkpoint(const std::string& bytes) {
         const CheckpointInfo info = read_checkpoint(bytes);
         attach_checkpoint(*current.model, info);
         kept = KeptCheckpoint{current.config, current.model->exact};
-        return checkpoint_answer(info, current.model->params.total);
+        return checkpoint_answer(info, current.model->params.total, current.model->exact.note);
     });
 }
 

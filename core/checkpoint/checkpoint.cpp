@@ -273,8 +273,11 @@ void attach_checkpoint(Model& model, const CheckpointInfo& info) {
     if (info.weight_bytes <= 0) throw InputError("checkpoint", "holds no tensor data: nothing to size the weights with");
     check_covers(model, info);
     ExactWeights x{static_cast<double>(info.weight_bytes), checkpoint_source(info),
-                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}};
-    if (info.format == "gguf") place_gguf(x.placed, info, model.config.layers);
+                   info.packed_quantized ? 0.0 : static_cast<double>(info.elements), {}, {}};
+    if (info.format == "gguf") {
+        place_gguf(x.placed, info, model.config.layers);
+        if (model.config.family != Family::Explicit) x.note = gguf_architecture_mismatch(model.config.model_type, info.architecture);
+    }
     model.exact = std::move(x);
 }
 
@@ -316,7 +319,7 @@ json comparison_json(const CheckpointInfo& info, double derived) {
 }  // namespace
 
 // Besides the raw numbers, every figure the page shows is given as text.
-std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params) {
+std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params, const std::string& note) {
     const double bytes = static_cast<double>(info.weight_bytes);
     json c{{"format", info.format}, {"weight_bytes", info.weight_bytes}, {"elements", info.elements},
            {"tensor_count", info.tensor_count}, {"exact", true}, {"metadata", info.metadata},
@@ -340,6 +343,7 @@ std::string checkpoint_answer(const CheckpointInfo& info, double architecture_pa
     for (size_t i = 0; i < info.tensors.size() && i < kListedTensors; ++i) c["tensors"].push_back(tensor_json(info.tensors[i]));
     c["tensors_listed"] = std::min<size_t>(info.tensors.size(), kListedTensors);
     if (architecture_params > 0) c["config_comparison"] = comparison_json(info, architecture_params);
+    if (!note.empty()) c["note"] = note;
     return json{{"ok", true}, {"checkpoint", c}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

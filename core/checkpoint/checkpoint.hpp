@@ -66,8 +66,8 @@ double exact_weight_bytes(const CheckpointInfo& info);
 // element count from the shapes and their difference.
 std::string inspect_checkpoint(const std::string& bytes, const std::string& config_json = "");
 // The same answer for an already-read checkpoint; architecture_params > 0
-// adds the comparison.
-std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params);
+// adds the comparison, and a note (ExactWeights::note) is passed on as "note".
+std::string checkpoint_answer(const CheckpointInfo& info, double architecture_params, const std::string& note = "");
 // Makes the checkpoint's byte total the model's exact weights (used when the
 // job's dtype is auto). Throws InputError("checkpoint") for an empty one.
 void attach_checkpoint(Model& model, const CheckpointInfo& info);

@@ -186,4 +186,43 @@ CheckpointInfo read_gguf(const std::string& bytes) {
     return info;
 }
 
+namespace {
+
+// Lowercase letters and digits only: "gpt_oss" and "gpt-oss", "qwen2_moe" and "qwen2moe" are one name.
+std::string squeezed(const std::string& name) {
+    std::string out;
+    for (char ch : name)
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) out += ch;
+        else if (ch >= 'A' && ch <= 'Z') out += static_cast<char>(ch - 'A' + 'a');
+    return out;
+}
+
+// model_types whose GGUF architecture has another name: llama.cpp convert_hf_to_gguf.py registers
+// their transformers classes on these MODEL_ARCH values (gguf-py/gguf/constants.py MODEL_ARCH_NAMES).
+struct ArchAlias {
+    const char* model_type;
+    const char* gguf;
+};
+constexpr ArchAlias kArchAliases[] = {
+    {"mistral", "llama"}, {"mixtral", "llama"}, {"llava", "llama"},  // LlamaModel: Mistral, Mixtral, LLaVA's text model
+    {"deepseek_v2", "deepseek2"}, {"deepseek_v3", "deepseek2"}, {"kimi_k2", "deepseek2"},  // DeepseekV2Model
+    {"cohere", "command-r"}, {"gemma3_text", "gemma3"}, {"gpt_bigcode", "starcoder"}, {"qwen2_5_vl", "qwen2vl"},
+    {"qwen2_vl", "qwen2vl"}, {"granitemoehybrid", "granitehybrid"}, {"hunyuan_v1_moe", "hunyuan-moe"},
+    {"roberta", "bert"}, {"xlm-roberta", "bert"}, {"distilbert", "bert"}, {"modernbert", "modern-bert"},
+    {"mt5", "t5"}, {"umt5", "t5"}, {"chatglm", "glm4"},
+};
+
+}  // namespace
+
+std::string gguf_architecture_mismatch(const std::string& model_type, const std::string& architecture) {
+    if (model_type.empty() || architecture.empty()) return "";
+    const std::string gguf = squeezed(architecture);
+    if (squeezed(model_type) == gguf || squeezed(model_type + "encoder") == gguf) return "";
+    for (const ArchAlias& a : kArchAliases)
+        if (model_type == a.model_type && squeezed(a.gguf) == gguf) return "";
+    return "The GGUF's general.architecture is '" + short_text(architecture) + "', not what llama.cpp writes for the "
+           "config's model_type '" + short_text(model_type) + "': check that this file is this model's (its tensors "
+           "cover the config's blocks, so its bytes are taken as the weights).";
+}
+
 }  // namespace vramcalc

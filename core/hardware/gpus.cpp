@@ -327,7 +327,7 @@ const Gpu& find_gpu(const std::string& id, const std::string& field) {
         if (id == g.id) return g;
     std::string known;
     for (const Gpu& g : gpu_catalog()) known += (known.empty() ? "" : ", ") + std::string(g.id);
-    throw InputError(field, "unknown GPU '" + id + "'; known: " + known);
+    throw InputError(field, "unknown GPU '" + short_text(id) + "'; known: " + known);
 }
 
 const std::vector<Fabric>& fabric_catalog() {
@@ -340,7 +340,7 @@ const Fabric& find_fabric(const std::string& id, const std::string& field) {
         if (id == f.id) return f;
     std::string known;
     for (const Fabric& f : fabric_catalog()) known += (known.empty() ? "" : ", ") + std::string(f.id);
-    throw InputError(field, "unknown fabric '" + id + "'; known: " + known);
+    throw InputError(field, "unknown fabric '" + short_text(id) + "'; known: " + known);
 }
 
 }  // namespace vramcalc

@@ -36,7 +36,7 @@ const Gpu* gpu_field(const json& v, const std::string& field) {
         if (id == g.id) return &g;
         names += (names.empty() ? "" : ", ") + std::string(g.id);
     }
-    throw InputError(field, "unknown GPU '" + id.substr(0, 64) + "'; choose cpu (no GPU) or one of " + names);
+    throw InputError(field, "unknown GPU '" + short_text(id) + "'; choose cpu (no GPU) or one of " + names);
 }
 
 // -ts as llama.cpp takes it: a list of shares, or the same written "3,1" (as the CLI passes it).

@@ -44,7 +44,7 @@ std::vector<const Tensor*> lora_targets(const Model& model, const Job& job) {
                 if (t.is_linear()) available.insert(t.module);
             std::string list;
             for (const auto& a : available) list += (list.empty() ? "" : ", ") + a;
-            throw InputError("job.lora_targets", "no linear module named '" + name.substr(0, 64) +
+            throw InputError("job.lora_targets", "no linear module named '" + short_text(name) +
                                                      "' in this model; use all-linear, attention, mlp or some of: " + list);
         }
     }

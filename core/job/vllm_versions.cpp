@@ -1,6 +1,8 @@
 #include "job/vllm_versions.hpp"
 
+#include <cctype>
 #include <cstdlib>
+#include <string>
 
 #include "text/errors.hpp"
 
@@ -171,25 +173,50 @@ const std::vector<VllmVersionPreset> kPresets = {
      })},
 };
 
-// "0.19.0", "v0.6.5.post1", "0.15.2rc1.dev93" → (0, 19, 0); false when it is no version.
+// A whole number of 1 to 6 digits at `i` (moved past it).
+bool digits_at(const std::string& t, size_t& i, long* value = nullptr) {
+    const size_t start = i;
+    long v = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < 6) v = v * 10 + (t[i++] - '0');
+    if (value) *value = v;
+    return i > start && (i == t.size() || t[i] < '0' || t[i] > '9');
+}
+// `tag` then digits at `i` (moved past both), else false and `i` unchanged.
+bool tagged_number(const std::string& t, size_t& i, const char* tag) {
+    const size_t n = std::char_traits<char>::length(tag), from = i;
+    if (t.compare(i, n, tag) != 0) return false;
+    i += n;
+    if (digits_at(t, i)) return true;
+    i = from;
+    return false;
+}
+
+// A release as pip names it (PEP 440, the forms vLLM's releases take): "0.19.0", "v0.6.5.post1",
+// "0.10.1.1", "0.15.2rc1.dev93", "0.6.3+cu118" → (0, 19, 0); false when it is no version, or has
+// anything else after it ("0.6.5 abc", "0.10\"><x>": issue 37 L3; such text travelled into links).
 bool parse_version(const std::string& text, int& major, int& minor, int& patch) {
-    std::string t = text;
-    if (!t.empty() && (t[0] == 'v' || t[0] == 'V')) t.erase(0, 1);
-    int parts[3] = {0, 0, 0};
-    size_t i = 0;
-    for (int k = 0; k < 3; ++k) {
-        size_t start = i;
-        long value = 0;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9' && i - start < 6) value = value * 10 + (t[i++] - '0');
-        if (i == start) {
-            if (k < 2) return false;  // "0.19" is enough; "0" or "x" is not
-            break;
-        }
-        parts[k] = static_cast<int>(value);
-        if (i < t.size() && t[i] == '.' && k < 2) ++i;
+    const std::string& t = text;
+    size_t i = !t.empty() && (t[0] == 'v' || t[0] == 'V') ? 1 : 0;
+    long parts[4] = {0, 0, 0, 0};
+    int k = 0;
+    for (; k < 4; ++k) {
+        if (!digits_at(t, i, &parts[k])) return false;  // "0.19" is enough; "0", "x" or "0." is not
+        if (i < t.size() && t[i] == '.' && k < 3 && i + 1 < t.size() && t[i + 1] >= '0' && t[i + 1] <= '9') ++i;
         else break;
     }
-    major = parts[0], minor = parts[1], patch = parts[2];
+    if (k == 0) return false;
+    // Pre-release, post-release, development release, local version: each at most once, in this order.
+    if (!tagged_number(t, i, "rc") && !tagged_number(t, i, "a")) tagged_number(t, i, "b");
+    tagged_number(t, i, ".post");
+    tagged_number(t, i, ".dev");
+    if (i < t.size() && t[i] == '+') {
+        const size_t local = ++i;
+        while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || (t[i] == '.' && i > local && i + 1 < t.size())))
+            ++i;
+        if (i == local) return false;
+    }
+    if (i != t.size()) return false;
+    major = static_cast<int>(parts[0]), minor = static_cast<int>(parts[1]), patch = static_cast<int>(parts[2]);
     return true;
 }
 

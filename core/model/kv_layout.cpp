@@ -38,7 +38,7 @@ std::vector<Kind> read_layer_types(const json& c, int64_t layers) {
         else if (s.find("chunk") != std::string::npos) kinds.push_back(Kind::Chunked);
         else if (s.find("linear") != std::string::npos || s.find("mamba") != std::string::npos) kinds.push_back(Kind::Linear);
         else if (s.find("attention") != std::string::npos) kinds.push_back(Kind::Full);
-        else throw InputError("config.layer_types", "unknown layer kind '" + s.substr(0, 40) + "'");
+        else throw InputError("config.layer_types", "unknown layer kind '" + short_text(s) + "'");
     }
     return kinds;
 }

@@ -30,6 +30,7 @@ struct ExactWeights {
     std::string source;        // "safetensors header", "GGUF header", ...
     double elements = 0;       // tensor elements in the shapes (0 for an index)
     LayerBytes placed;         // a GGUF header: where its bytes sit, block by block (empty otherwise)
+    std::string note;          // what the answer says about the file (a GGUF of another architecture), or ""
     bool present() const { return bytes > 0; }
 };
 
@@ -59,6 +60,34 @@ class LayerBytesCache {
     mutable std::vector<std::pair<uint32_t, std::shared_ptr<const LayerBytes>>> entries_;
 };
 
+struct Model;
+
+// The model re-listed with another head (with_head), kept per head and label count once prepared:
+// every plan of a job with a head other than the config's asks for it (the ladder, the searches and
+// the GPU table make hundreds), and preparing lists every tensor and matches the skip lists again
+// (issue 37 M2: gpt-oss-120b's ladder with --head base took 2 s, against 0.03 s with the LM head).
+// A copied Model starts with an empty cache, as LayerBytesCache does; at most kKept heads are kept.
+class HeadCache {
+  public:
+    HeadCache() = default;
+    HeadCache(const HeadCache&) {}
+    HeadCache& operator=(const HeadCache&) {
+        entries_.clear();
+        return *this;
+    }
+    struct Entry {
+        int head;
+        int64_t labels;
+        std::shared_ptr<Model> model;
+    };
+    Entry* find(int head, int64_t labels) const;
+    void keep(Entry entry) const;
+
+  private:
+    static constexpr size_t kKept = 4;
+    mutable std::vector<Entry> entries_;
+};
+
 struct Model {
     ModelConfig config;
     std::vector<Tensor> tensors;
@@ -66,6 +95,7 @@ struct Model {
     ExactWeights exact;        // attached with attach_checkpoint; used when job.dtype is auto
     QuantSplit quant;          // a quantization_config: the parameters it quantizes and keeps (model/skip_lists.hpp)
     LayerBytesCache gguf;      // derived from config and tensors: serving/gguf.cpp
+    HeadCache heads;           // derived from config: with_head
 };
 Model prepare_model(const ModelConfig& config);
 

@@ -35,29 +35,37 @@ bool dotted_prefix(const std::string& key, const std::string& name) {
 // One skip list (or compressed-tensors' targets), read as its library reads it.
 class Matcher {
 public:
-    Matcher(const std::vector<std::string>& entries, bool compressed_tensors, const std::string& field) : ct_(compressed_tensors) {
+    // states: the automaton states the config's patterns compiled so far, of Pattern::kMaxTotalStates.
+    Matcher(const std::vector<std::string>& entries, bool compressed_tensors, const std::string& field, size_t& states)
+        : ct_(compressed_tensors) {
+        auto compiled = [&](const std::string& regex, const std::string& at) {
+            auto p = std::make_shared<Pattern>(regex, at, Pattern::kMaxTotalStates - states);
+            states += p->states();
+            return p;
+        };
         for (size_t i = 0; i < entries.size(); ++i) {
             const std::string& e = entries[i];
             const std::string at = field + "[" + std::to_string(i) + "]";
             if (ct_ && e.rfind("re:", 0) == 0) {
-                keys_.push_back({e, std::make_shared<Pattern>(e.substr(3), at), false});
+                keys_.push_back({e, compiled(e.substr(3), at), false});
             } else if (ct_) {
                 if (e == "Linear") linear_class_ = true;  // the class name: every nn.Linear
                 else exact_.insert(e);
             } else {
-                keys_.push_back({e, plain(e) ? nullptr : std::make_shared<Pattern>(e, at), plain(e)});
+                keys_.push_back({e, plain(e) ? nullptr : compiled(e, at), plain(e)});
             }
             // Experts of one layer differ only under an entry that names experts or is a pattern.
             const bool pattern = ct_ ? e.rfind("re:", 0) == 0 : !plain(e);
             if (pattern || e.find("experts") != std::string::npos) by_expert_ = true;
         }
     }
-    bool matches(const std::string& name) const {
+    // visits: the automaton states the patterns' matches visited (Pattern::match_prefix).
+    bool matches(const std::string& name, uint64_t& visits) const {
         if (linear_class_ || exact_.count(name)) return true;
         for (const Key& k : keys_) {
             if (ct_) {
-                if (k.regex->match_prefix(name)) return true;
-            } else if ((k.plain ? dotted_prefix(k.text, name) : k.regex->match_prefix(name)) || ends_with(name, k.text)) {
+                if (k.regex->match_prefix(name, visits)) return true;
+            } else if ((k.plain ? dotted_prefix(k.text, name) : k.regex->match_prefix(name, visits)) || ends_with(name, k.text)) {
                 return true;
             }
         }
@@ -115,8 +123,9 @@ bool quantizable(const Tensor& t) {
 QuantSplit quant_split(const ModelConfig& c, const std::vector<Tensor>& tensors, const ParamCounts& params) {
     const WeightQuant& q = c.quant;
     const std::string field = "config.quantization_config." + q.not_converted_key;
-    const Matcher skip(q.not_converted, q.compressed_tensors_rules, field);
-    const Matcher targets(q.targets, true, "config.quantization_config.config_groups.targets");
+    size_t states = 0;  // compiled by both lists together
+    const Matcher skip(q.not_converted, q.compressed_tensors_rules, field, states);
+    const Matcher targets(q.targets, true, "config.quantization_config.config_groups.targets", states);
     const bool targeted = q.compressed_tensors_rules && !targets.every_linear();
     // Without a list, whole tensors: the method quantizes every linear layer but the head (norms,
     // biases and embeddings are never nn.Linear); MXFP4 on gpt-oss only the routed experts.
@@ -135,6 +144,7 @@ QuantSplit quant_split(const ModelConfig& c, const std::vector<Tensor>& tensors,
                                     "with a list of 100 patterns: about 4,500,000)");
     QuantSplit s;
     const int64_t L = c.layers;
+    uint64_t visits = 0;
     for (const Tensor& t : tensors) {
         if (!quantizable(t)) continue;
         const bool expert = t.kind == TensorKind::RoutedExpert;
@@ -151,7 +161,12 @@ QuantSplit quant_split(const ModelConfig& c, const std::vector<Tensor>& tensors,
         for (int64_t i = 0; i < layers; ++i)
             for (int64_t e = 0; e < experts_named; ++e) {
                 const std::string name = module_path(c, t, in_blocks ? L - layers + i : 0, e);
-                const bool kept = skip.matches(name) || (targeted && !targets.matches(name));
+                const bool kept = skip.matches(name, visits) || (targeted && !targets.matches(name, visits));
+                if (static_cast<double>(visits) > kMaxPatternVisits)
+                    throw InputError(field, "matching its patterns against the model's " + grouped_text(names) +
+                                                " module names visits more than " + grouped_text(kMaxPatternVisits) +
+                                                " automaton states (patterns that stay open over whole names, such as "
+                                                "(.?){4000}z; gpt-oss-120b's own list visits 3 to 4 million)");
                 if (t.kind == TensorKind::Head) {
                     // 16-bit unless the method quantizes it: a bitsandbytes list without it, compressed-tensors.
                     if (q.head_kept || kept) continue;

@@ -31,9 +31,17 @@ namespace vramcalc {
 
 // Entries of one list, and name × pattern comparisons of one model: a real list names a few to a
 // few hundred modules (one router per layer of DeepSeek-V3: 58), and both bounds keep a hostile
-// list's cost under a fraction of a second.
+// list's cost under a fraction of a second. A comparison costs 14-25 ns natively: 5 × 10^7 of them
+// (the bound before issue 37) took 0.7 s, 4.1 s before match_prefix stopped allocating per call.
 constexpr size_t kMaxListedModules = 10'000;
-constexpr double kMaxNameChecks = 5e7;
+constexpr double kMaxNameChecks = 1e7;
+// The automaton states all the patterns' matches visit together (Pattern::match_prefix), counted as
+// they run: a pattern of 10,000 states that stays open over every character of each name costs
+// ~10^6 visits a name (issue 37 H2: 100 such patterns on Llama 3 8B took 22 s); a visit costs
+// about 4 ns natively, and gpt-oss-120b's own list (model.layers.*.self_attn and kin against 14,005
+// names) makes 3 to 4 million. With Pattern::kMaxTotalStates (compiling) and kMaxNameChecks, a
+// hostile list costs at most about 0.2 s natively for each bound before it is refused.
+constexpr double kMaxPatternVisits = 5e7;
 
 // The method quantizes linear layers only (transformers converts nn.Linear modules; compressed-tensors'
 // "Linear" targets): embeddings, norms and biases stay 16-bit, and the head unless the method reaches it.

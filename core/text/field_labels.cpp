@@ -205,7 +205,8 @@ std::string in_words(const std::string& key) {
 std::string field_label(const std::string& field) {
     for (const Label& l : kLabels)
         if (field == l.field) return l.label;
-    // A part of a field with a row ("job.tensor_split[2]", "cluster.layout.tp") reads as that row.
+    // A part of a field with a row ("job.tensor_split[2]", "cluster.layout.tp") reads as that row; a field
+    // the table does not know ("cluster.constructor" from a link) is named, not read as "Cluster" (issue 37 L1).
     for (const Label& l : kLabels) {
         // "job" and "cluster" name the objects: a field inside them reads by its own row, or its key in words.
         if (std::strcmp(l.field, "job") == 0 || std::strcmp(l.field, "cluster") == 0) continue;

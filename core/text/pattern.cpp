@@ -32,7 +32,8 @@ Set space() { return range(' ', ' ') | range('\t', '\r'); }
 // built backwards from each piece's continuation.
 class PatternCompiler {
 public:
-    PatternCompiler(const std::string& p, const std::string& field, Pattern& out) : p_(p), field_(field), out_(out) {}
+    PatternCompiler(const std::string& p, const std::string& field, size_t states_left, Pattern& out)
+        : p_(p), field_(field), limit_(std::min(states_left, Pattern::kMaxStates)), out_(out) {}
 
     void run() {
         if (p_.size() > Pattern::kMaxChars)
@@ -197,8 +198,13 @@ private:
     }
 
     int add(Pattern::Op op, const Set& set, int out, int out1 = -1) {
-        if (out_.states_.size() >= Pattern::kMaxStates)
-            fail("unfolds to more than " + std::to_string(Pattern::kMaxStates) + " states (fewer or smaller {m,n} repeats)");
+        if (out_.states_.size() >= limit_) {
+            if (limit_ == Pattern::kMaxStates)
+                fail("unfolds to more than " + std::to_string(Pattern::kMaxStates) + " states (fewer or smaller {m,n} repeats)");
+            fail("unfolds to more than the " + std::to_string(limit_) + " states left of the " +
+                 std::to_string(Pattern::kMaxTotalStates) + " that all the patterns of one config may hold (the patterns "
+                 "before it hold the rest; fewer patterns, or fewer or smaller {m,n} repeats)");
+        }
         out_.states_.push_back({op, set, out, out1});
         return static_cast<int>(out_.states_.size()) - 1;
     }
@@ -236,24 +242,33 @@ private:
 
     const std::string& p_;
     const std::string& field_;
+    const size_t limit_;
     Pattern& out_;
     size_t i_ = 0;
 };
 
-Pattern::Pattern(const std::string& regex, const std::string& field) { PatternCompiler(regex, field, *this).run(); }
+Pattern::Pattern(const std::string& regex, const std::string& field, size_t states_left) {
+    PatternCompiler(regex, field, states_left, *this).run();
+}
 
-bool Pattern::match_prefix(const std::string& text) const {
-    // The set of states reached after each character, closed over Split and the anchors.
-    std::vector<int> now, next, stack;
-    std::vector<size_t> seen(states_.size(), SIZE_MAX);
-    size_t step = 0;
+bool Pattern::match_prefix(const std::string& text, uint64_t& visits) const {
+    // The set of states reached after each character, closed over Split and the anchors. `seen_` holds
+    // the step at which each state was last reached: steps count on across calls, so nothing is cleared.
+    std::vector<int>& now = now_;
+    std::vector<int>& next = next_;
+    std::vector<int>& stack = stack_;
+    if (seen_.size() != states_.size()) seen_.assign(states_.size(), 0);
+    now.clear();
+    stack.clear();
+    ++step_;
     auto closure = [&](int from, size_t pos, std::vector<int>& into) {
         stack.push_back(from);
         while (!stack.empty()) {
             const int s = stack.back();
             stack.pop_back();
-            if (s < 0 || seen[static_cast<size_t>(s)] == step) continue;
-            seen[static_cast<size_t>(s)] = step;
+            if (s < 0 || seen_[static_cast<size_t>(s)] == step_) continue;
+            seen_[static_cast<size_t>(s)] = step_;
+            ++visits;
             const State& st = states_[static_cast<size_t>(s)];
             switch (st.op) {
                 case Op::Split: stack.push_back(st.out1), stack.push_back(st.out); break;
@@ -268,7 +283,7 @@ bool Pattern::match_prefix(const std::string& text) const {
         for (int s : now)
             if (states_[static_cast<size_t>(s)].op == Op::Match) return true;
         if (pos == text.size() || now.empty()) return false;
-        ++step;
+        ++step_;
         next.clear();
         const unsigned char c = static_cast<unsigned char>(text[pos]);
         for (int s : now) {

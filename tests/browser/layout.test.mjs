@@ -97,7 +97,7 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   await page.evaluate(() => { document.getElementById('compare-add').click(); document.querySelectorAll('details').forEach((d) => { d.open = true; }); });
   await settled(page);
   const reached = [];
-  for (let i = 0; i < 160; i++) {
+  for (let i = 0; i < 400; i++) {
     await page.keyboard.press('Tab');
     const info = await page.evaluate(() => {
       const e = document.activeElement;

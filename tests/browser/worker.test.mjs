@@ -30,7 +30,8 @@ self.onmessage = (e) => {
 // The page answers a small job's totals on its own thread once that core has started (core-local.js),
 // which would take these jobs away from the worker: here it never starts, so every answer is the worker's.
 const noLocalCore = `export const LOCAL_MS = 16;
-export function localCore() { return { ready: new Promise(() => {}), call: () => undefined }; }`;
+export function localCore() { return { ready: new Promise(() => {}), call: () => undefined }; }
+export function workerAnswered() {}`;
 
 let server, context;
 before(async () => {

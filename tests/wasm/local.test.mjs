@@ -1,8 +1,9 @@
 // The core on the page's own thread (web/core-local.js), under Node: a second
 // instance of the same compiled module answers a small job's totals exactly as
 // the native CLI does, and leaves to the worker what is not for that thread:
-// other methods, configs over 256 KiB, and a config whose answers took longer
-// than one frame three times in a row.
+// other methods, configs over 256 KiB, a config the worker has not answered
+// quickly yet, and a config whose answers took longer than one frame three
+// times in a row.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,13 +12,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repo, estimatePart } from './load_wasm.mjs';
-import { localCore, LOCAL_MS } from '../../web/core-local.js';
+import { localCore, LOCAL_MS, READ_HERE_MS, workerAnswered } from '../../web/core-local.js';
 
 const web = process.env.VRAMCALC_WEB || path.join(repo, 'web');
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const native = (...args) => estimatePart(JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' })));
 const models = JSON.parse(readFileSync(path.join(repo, 'models.json'), 'utf8')).models;
-const configOf = (id) => JSON.stringify(models.find((m) => m.id === id).config);
+// A catalog config, as the worker answered it in 5 ms (core-client.js reports each answer: workerAnswered).
+const configOf = (id) => {
+  const config = JSON.stringify(models.find((m) => m.id === id).config);
+  workerAnswered(config, 5);
+  return config;
+};
 
 // As the page has them: Emscripten's script loaded (createVramcalc), the module compiled once.
 globalThis.createVramcalc = createRequire(import.meta.url)(path.join(web, 'vramcalc.js'));
@@ -43,8 +49,30 @@ test('what is not for the page\'s thread is left to the worker: other methods, a
   assert.equal(local.call('matrix', [configOf('llama-3-8b'), {}]), undefined);
   const config = JSON.parse(configOf('mistral-7b'));
   const padded = JSON.stringify({ ...config, note: 'x'.repeat(256 * 1024) });
+  workerAnswered(padded, 5);
   assert.equal(local.call('estimatePair', [padded, {}]), undefined);
-  assert.equal(local.call('estimatePair', [JSON.stringify({ ...config, note: 'x'.repeat(1024) }), {}]).result.ok, true);
+  const small = JSON.stringify({ ...config, note: 'x'.repeat(1024) });
+  workerAnswered(small, 5);
+  assert.equal(local.call('estimatePair', [small, {}]).result.ok, true);
+});
+
+test('a config is read on the page\'s thread only once the worker has answered it within READ_HERE_MS (issue 37 H2)', () => {
+  // Before: any config up to 256 KiB was read here on its first input; 2,000 skip-list patterns of x{9990}
+  // took 5.7 s on the page's thread. Now the worker reads a config first, and only a quick one comes here.
+  assert.equal(READ_HERE_MS, 100);
+  const config = JSON.parse(JSON.stringify(models.find((m) => m.id === 'mistral-7b').config));
+  const fresh = JSON.stringify({ ...config, note: 'never answered by the worker' });
+  assert.equal(local.call('estimatePair', [fresh, {}]), undefined, 'a config the worker has not answered');
+  workerAnswered(fresh, READ_HERE_MS + 1);
+  assert.equal(local.call('estimatePair', [fresh, {}]), undefined, 'a config the worker took 101 ms to answer');
+  workerAnswered(fresh, 3);
+  assert.equal(local.call('estimatePair', [fresh, {}]).result.ok, true, 'a config the worker answered in 3 ms');
+  workerAnswered(fresh, 500);
+  assert.equal(local.call('estimatePair', [fresh, {}]), undefined, 'and no longer once an answer took 500 ms');
+  // The skip list the issue found: refused by the core in the worker in milliseconds (a named error), and never read here.
+  const hostile = JSON.stringify({ ...config, quantization_config: { quant_method: 'bitsandbytes', load_in_8bit: true,
+    llm_int8_skip_modules: Array(2000).fill('x{9990}') } });
+  assert.equal(local.call('estimatePair', [hostile, {}]), undefined);
 });
 
 test('a config whose answers took longer than one frame three times in a row goes to the worker from then on', () => {

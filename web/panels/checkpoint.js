@@ -147,7 +147,8 @@ function render() {
     `${c.architecture ? ` (${c.architecture})` : ''} · weights exactly ${c.weight_bytes_text} (${c.weight_text}) · ${c.tensor_count_text} tensors`;
   $('checkpoint-dtypes').hidden = !c.by_dtype.length;
   $('checkpoint-dtypes').querySelector('tbody').replaceChildren(...dtypeRows(c.by_dtype));
-  $('checkpoint-compare').textContent = c.config_comparison?.text ?? '';
+  // The core's note on the file (a GGUF of another architecture than the config's: issue 37 I3) follows the comparison.
+  $('checkpoint-compare').textContent = [c.config_comparison?.text, c.note].filter(Boolean).join(' ');
 }
 
 // Before each estimate: a checkpoint (or its error) of another config is

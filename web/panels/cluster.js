@@ -255,7 +255,8 @@ export function mount(root, { hardware, fields, onChange }) {
           ? `The verdict fits your GPUs, but the planner's layout (${check.layout_text}) does not fit their memory; its times are for that layout.`
           : `The verdict says the job does not fit these GPUs; the planner times its layout (${check.layout_text}) as if it did.`));
       }
-      const bad = inputs[field] ?? editor.inputs.get(field);
+      // Own properties only: a link's cl_constructor or cl_toString names no input (issue 37 L1).
+      const bad = Object.hasOwn(inputs, field) ? inputs[field] : editor.inputs.get(field);
       if (bad) {
         bad.setAttribute('aria-invalid', 'true');
         const message = out.querySelector('.vc-cl-error');

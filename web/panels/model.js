@@ -2,7 +2,7 @@
 // config.json, or a Hugging Face id / address. Tabs follow the ARIA tabs
 // pattern: arrow keys, Home/End, one tab stop.
 import { fetchHubConfig, hubIdOf } from '../hub.js';
-import { MAX_JSON_TEXT, tooLargeMessage, searchModels } from '../vramcalc-client.js';
+import { MAX_JSON_TEXT, tooLargeMessage, searchModels, quoted } from '../vramcalc-client.js';
 import { state } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -98,13 +98,16 @@ async function filterModels(pickOne = true) {
     return;
   }
   const ids = answer.models.map((m) => m.id);
+  // The search text quoted as the core quotes input: bounded, U+202E and other controls escaped (issue 37 I1).
+  const shown = ids.length === 0 ? await quoted(raw) : '';
+  if (mine !== searchSerial) return;
   const pick = answer.exact ?? (ids.length === 1 ? ids[0] : null);
   if (pickOne && pick && pick !== state.source.modelId) {
     state.source.modelId = pick;
     onChange({ push: true });
   }
   listModels(ids, state.source.modelId);
-  $('search-status').textContent = ids.length === 0 ? `No model matches “${raw}”.`
+  $('search-status').textContent = ids.length === 0 ? `No model matches “${shown}”.`
     : `${ids.length} ${ids.length === 1 ? 'match' : 'matches'}`;
 }
 

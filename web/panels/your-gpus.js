@@ -18,13 +18,23 @@ const kindTitles = { consumer: 'Consumer', workstation: 'Workstation', datacente
 
 const fresh = () => ({ gpu: '', count: '1', customGb: '' });
 
-// What the visitor chose last time, or nothing chosen.
+// The core's GPU ids (initYours): what may be remembered between visits.
+const catalogIds = new Set();
+// A GPU choice worth remembering: a catalog id, "custom" or none; anything else (an id from an old or
+// mistyped link, a 2 MB one: issue 37 L4) lasts only as long as its link.
+const rememberable = (gpu) => gpu === '' || gpu === CUSTOM || catalogIds.has(gpu);
+// A stored count or size: text or a number, as typed; anything else (an object: issue 37 L5) is none.
+const storedText = (value, none) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : none);
+
+// What the visitor chose last time, or nothing chosen. Storage is another page's to write too (any script of
+// this origin): only what remember() would have written is taken.
 function remembered() {
   try {
     const saved = JSON.parse(localStorage.getItem(REMEMBERED) ?? 'null');
     if (!saved || typeof saved !== 'object') return { yours: fresh(), units: 'gb' };
+    const gpu = typeof saved.gpu === 'string' && rememberable(saved.gpu) ? saved.gpu : '';
     return {
-      yours: { gpu: String(saved.gpu ?? ''), count: String(saved.count ?? '1'), customGb: String(saved.customGb ?? '') },
+      yours: { gpu, count: storedText(saved.count, '1'), customGb: storedText(saved.customGb, '') },
       units: saved.units === 'gib' ? 'gib' : 'gb',
     };
   } catch {
@@ -33,8 +43,10 @@ function remembered() {
 }
 
 function remember() {
+  const { gpu, count, customGb } = state.yourGpus;
+  const yours = rememberable(gpu) ? { gpu, count, customGb } : { gpu: '', count, customGb: '' };
   try {
-    localStorage.setItem(REMEMBERED, JSON.stringify({ ...state.yourGpus, units: state.units }));
+    localStorage.setItem(REMEMBERED, JSON.stringify({ ...yours, units: state.units }));
   } catch { /* storage refused: the choice lasts this visit */ }
 }
 
@@ -45,6 +57,8 @@ export function yoursFromQuery(q, base = remembered()) {
   const custom = ['device_gb', 'device_gib', 'custom_gpu_gib'].find((key) => q.has(key) && q.get(key) !== '');
   if (q.has('gpu')) yours.gpu = q.get('gpu');
   else if (custom) yours.gpu = CUSTOM;
+  // "Another GPU" with no size typed yet (gpu=custom alone; issue 37 L7): the box opens empty.
+  if (q.get('gpu') === CUSTOM && !custom) yours.customGb = '';
   else if (q.get('fit') && q.get('fit') !== CUSTOM) yours.gpu = q.get('fit');  // older links: the "what fits" GPU
   if (custom) {
     yours.customGb = q.get(custom);
@@ -64,7 +78,8 @@ export function applyYours(q) {
 
 // The control that shows an error about one of these fields.
 export function yourControl(key) {
-  return { gpu: $('gpu'), gpus: $('gpus'), device_gb: $('your-mem'), device_gib: $('your-mem'), units: $('units-gb') }[key] ?? null;
+  const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', units: 'units-gb' };
+  return Object.hasOwn(controls, key) ? $(controls[key]) : null;  // own keys only: job.constructor names none (issue 37 L1)
 }
 
 let listedUnits = '';
@@ -85,8 +100,9 @@ function showYours() {
   const y = state.yourGpus;
   const select = $('gpu');
   select.value = y.gpu;
-  // A GPU id the list does not have (an old or mistyped link) stays as given, for the core to name it.
-  if (select.value !== y.gpu) select.append(new Option(`${y.gpu} (not in the list)`, y.gpu)), select.value = y.gpu;
+  // A GPU id the list does not have (an old or mistyped link) stays as given, for the core to name it
+  // (its error quotes the id, bounded); the option's label does not repeat it (a 2 MB id: issue 37 L4).
+  if (select.value !== y.gpu) select.append(new Option('A GPU not in the list (from the link)', y.gpu)), select.value = y.gpu;
   $('gpus').value = y.count;
   $('your-mem-box').hidden = y.gpu !== CUSTOM;
   $('your-mem').value = y.customGb;
@@ -111,6 +127,7 @@ async function relabel() {
 
 // gpuCatalog: the core's gpus() (capacities in GB); onChange({ push }) recomputes.
 export function initYours(gpuCatalog, onChange) {
+  for (const g of gpuCatalog) catalogIds.add(g.id);
   fillGpus(gpuCatalog, 'gb');
   const box = $('your-gpus');
   const changed = (e) => {
