@@ -173,8 +173,9 @@ TEST_CASE("the one answer: its parts agree over generated questions (issue 33)")
         const json& machine = ans["machine"];
         const json& v = ans["verdict"];
         const int64_t gpus = ans["layout"]["gpus"];
-        // One machine, one count: the job, the layout, the verdict and the machine part.
-        CHECK(machine["gpus"] == gpus);
+        // One machine, one count: the job, the layout, the verdict and the machine part (a CPU-only machine: none).
+        const bool cpu_only = machine["cpu_only"] == true;
+        CHECK(machine["gpus"] == (cpu_only ? 0 : gpus));
         CHECK(ans["job"]["gpus"] == gpus);
         CHECK(v["gpus"] == gpus);
         const std::string scope = gpus > 1 ? "each of " + std::to_string(gpus) + " GPUs" : "on one GPU";
@@ -185,7 +186,11 @@ TEST_CASE("the one answer: its parts agree over generated questions (issue 33)")
         const bool given = machine["given"] == true;
         const json& wf = ans["what_fits"];
         const json& planner = ans["planner"];
-        if (given) {
+        if (cpu_only) {
+            // No GPU: nothing answers for one (what fits has no rows, the planner names the machine).
+            CHECK(wf["chosen"] == "none");
+            CHECK(planner["error"]["field"] == "machine.cpu_only");
+        } else if (given) {
             CHECK(v["gpu"] == machine["gpu"]);
             CHECK(wf["gpu"] == machine["gpu"]);
             CHECK(wf["gpus"] == gpus);

@@ -68,7 +68,7 @@ void write_machine_part(JsonWriter& w, const Job& job, const Estimate& e) {
     const Machine& m = job.machine;
     const std::string name = gpu_name_of(job);
     w.key("machine").begin_object().field("given", capacity > 0 || m.cpu_only).field("gpu", job.device_gib > 0 ? "custom" : job.gpu ? job.gpu->id : "");
-    w.field("gpu_name", name).field("gpus", job.gpus).field("capacity_bytes", capacity);
+    w.field("gpu_name", name).field("gpus", m.cpu_only ? static_cast<int64_t>(0) : job.gpus).field("capacity_bytes", capacity);
     w.field("capacity_text", capacity > 0 ? capacity_text(capacity) : "");
     w.field("capacity_source", job.device_gib > 0 ? "as given" : job.gpu ? usable_source(*job.gpu) : "");
     w.field("cpu_only", m.cpu_only).field("ram_bytes", m.ram_bytes).field("ram_text", m.ram_bytes > 0 ? gb_text(m.ram_bytes) : "");

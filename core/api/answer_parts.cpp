@@ -7,6 +7,7 @@
 #include "api/intents.hpp"
 #include "api/sweep.hpp"
 #include "cluster/cluster.hpp"
+#include "local/local.hpp"
 #include "serving/serving.hpp"
 #include "text/errors.hpp"
 #include "text/guarded.hpp"
@@ -74,6 +75,14 @@ void write_row(JsonWriter& w, Question question, const Answer& a) {
 void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate* e) {
     json asked = q.job;
     std::string chosen = "yours";
+    if (job.machine.cpu_only) {
+        // A machine without a GPU (issue 32): the verdict is what its RAM holds; no GPU to ask these of.
+        w.begin_object().field("chosen", "none").field("gpu", "").field("gpu_name", "").field("gpus", static_cast<int64_t>(0));
+        w.field("text", "This machine has no GPU: the verdict above is what its system RAM holds. What fits on a GPU needs one: "
+                        "choose it under Your GPUs.");
+        w.key("rows").begin_array().end_array().end_object();
+        return;
+    }
     if (device_bytes(job) <= 0) {
         const Recommendation& r = e->verdict.recommendation;
         if (!r.found) {
@@ -89,12 +98,23 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
         // The layout the recommendation counted at that count (answers/fit.cpp fit_layout).
         if (trains(job) && training_layout_for(job, r.gpus, zero) && !asked.contains("zero") && zero > 0) asked["zero"] = zero;
     }
+    // llama.cpp and Ollama: asked as the runtime runs the job (--fit's context, --n-cpu-moe and -ngl, each where
+    // the user left it unset), the layout the verdict judged; else "what fits" answers for another layout.
+    std::string runtime;
+    if (llama_cpp_like(job) && device_bytes(job) > 0) {
+        FitReport fit;
+        const Job ran = runtime_job(model, job, fit);
+        if (!asked.contains("seq") && !asked.contains("num_ctx")) asked["seq"] = ran.seq;
+        if (fit.ran && !asked.contains("n_cpu_moe") && ran.n_cpu_moe > 0) asked["n_cpu_moe"] = ran.n_cpu_moe;
+        if (fit.ran && !asked.contains("n_gpu_layers") && ran.n_gpu_layers >= 0) asked["n_gpu_layers"] = ran.n_gpu_layers;
+        if (fit.ran && !fit.text.empty()) runtime = " as the runtime runs it (" + fit.text + ")";
+    }
     const Job on = parse_job(asked);
     const std::string name = on.device_gib > 0 ? "GPU of " + capacity_text(device_bytes(on)) : on.gpu->name;
     const std::string where = (on.gpus > 1 ? std::to_string(on.gpus) + " × " : "") + name + " · " + capacity_text(device_bytes(on));
     w.begin_object().field("chosen", chosen).field("gpu", on.device_gib > 0 ? "custom" : on.gpu->id).field("gpu_name", name);
     w.field("gpus", on.gpus).field("capacity_text", capacity_text(device_bytes(on)));
-    w.field("text", chosen == "yours" ? "On your " + where + ", with the rest of the job as set."
+    w.field("text", chosen == "yours" ? "On your " + where + ", with the rest of the job as set" + runtime + "."
                                       : "No GPU chosen: on the recommended " + where + ", with the rest of the job as set.");
     w.key("rows").begin_array();
     // Every job's questions; a post-training job that generates asks its completions instead of a context
@@ -128,6 +148,9 @@ void write_planner(JsonWriter& w, const Model& model, const Query& q, const Job&
         // part); the planner times pre-training and serving steps only.
         planner = error_json("job.mode", std::string("job.mode: the planner times pre-training and serving; a post-training job (") +
                                              post_mode_name(job.post.mode) + ") is answered by its phases above, not timed");
+    } else if (job.machine.cpu_only) {
+        planner = error_json("machine.cpu_only", "machine.cpu_only: the planner times GPUs; this machine has none (the verdict's "
+                                                 "speed is its CPU's)");
     } else if (job.device_gib > 0) {
         planner = error_json("machine.gpu", "machine.gpu: the planner times catalog GPUs (their compute and links); a GPU given "
                                             "by its memory has none: choose yours from the list");
