@@ -173,6 +173,27 @@ test('no GPU chosen: the verdict recommends one, and "what fits" and the planner
   assert.deepEqual(page.jsErrors, []);
 });
 
+test('gpt-oss-120b with llama.cpp on an RTX 4090 and 64 GB of RAM: the machine\'s RAM, --fit\'s layout, the speed and the command, every part the CLI\'s (issue 32 in the one answer)', async () => {
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=gpt-oss-120b&gpu=rtx4090&engine=llamacpp`);
+  await page.fill('#ram-gb', '64');
+  await waitForState(page, 'ram_gb', '64');
+  const a = native(['--model', 'gpt-oss-120b', '--gpu', 'rtx4090', '--ram-gb', '64'], { engine: 'llamacpp' });
+  assert.match(a.verdict.text, /^✓ fits with the routed experts of the first 24 of 36 layers in RAM \(--n-cpu-moe 24\): GPU [0-9.]+ GB of 25\.38 GB \(\d+ %\), system RAM [0-9.]+ GB of 64\.00 GB/);
+  assert.equal(await text(page, '#verdict'), a.verdict.text);
+  assert.equal(a.machine.text, '1 × RTX 4090 24GB, 25.38 GB usable each; 64.00 GB of system RAM');
+  assert.equal(await text(page, '#command'), a.command.text);
+  assert.match(a.command.text, /^llama-server -m \S+ -c 4096 -ngl 37 --n-cpu-moe 24 /);
+  // "what fits" on the layout the verdict judged: the context it runs fits, and --n-cpu-moe is one of its rows
+  await assertFits(page, a.what_fits);
+  assert.ok(a.what_fits.rows.find((r) => r.question === 'max_context').answer >= 4096);
+  assert.equal(a.what_fits.rows.find((r) => r.question === 'n_cpu_moe').answer, 24);
+  // the RAM is remembered with the GPU, and a page opened later asks with it
+  const again = await openCalculator(env.context, `${env.server.url}index.html?model=gpt-oss-120b&engine=llamacpp`, { remembered: true });
+  assert.equal(await again.inputValue('#ram-gb'), '64');
+  assert.equal(await text(again, '#verdict'), a.verdict.text);
+  assert.deepEqual([...page.jsErrors, ...again.jsErrors], []);
+});
+
 test('phone (390 × 844): the model\'s name and the verdict on the first screen, the model search one tap away', async () => {
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=qwen3-30b-a3b&gpu=rtx4090&mode=qlora`);
   await page.setViewportSize({ width: 390, height: 844 });

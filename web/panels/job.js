@@ -24,7 +24,7 @@ const titles = {
 const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
 import { yourControl } from './your-gpus.js';
 // Fields set by "Your GPUs" at the top (panels/your-gpus.js), not by the job form.
-const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'units']);
+const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'ram_gb', 'units']);
 // Two fields for one setting: touching one lets the other go back to what the core infers.
 const sameSetting = { attention: 'flash_attention', flash_attention: 'attention' };
 

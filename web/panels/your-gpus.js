@@ -5,7 +5,8 @@
 // GPU table, the matrix, "what fits", the chart line and the cluster planner
 // all answer for it. Remembered between visits (localStorage
 // 'vramcalc.yourGpus'); kept in the URL as gpu=, gpus=, device_gb= /
-// device_gib= and units= (older links' custom_gpu_gib= and fit= still read).
+// device_gib=, ram_gb= and units= (older links' custom_gpu_gib= and fit= still read). The system RAM
+// (issue 32) is the machine's too: sent as the question's machine.ram_gb.
 // Also the four entry points (the core's intents) and the verdict line.
 import { state, yourJobFields } from '../state.js';
 import { gpusIn } from '../vramcalc-client.js';
@@ -16,7 +17,7 @@ export const REMEMBERED = 'vramcalc.yourGpus';
 const CUSTOM = 'custom';
 const kindTitles = { consumer: 'Consumer', workstation: 'Workstation', datacenter: 'Data centre', apple: 'Apple', other: 'Other' };
 
-const fresh = () => ({ gpu: '', count: '1', customGb: '' });
+const fresh = () => ({ gpu: '', count: '1', customGb: '', ramGb: '' });
 
 // The core's GPU ids (initYours): what may be remembered between visits.
 const catalogIds = new Set();
@@ -34,7 +35,7 @@ function remembered() {
     if (!saved || typeof saved !== 'object') return { yours: fresh(), units: 'gb' };
     const gpu = typeof saved.gpu === 'string' && rememberable(saved.gpu) ? saved.gpu : '';
     return {
-      yours: { gpu, count: storedText(saved.count, '1'), customGb: storedText(saved.customGb, '') },
+      yours: { gpu, count: storedText(saved.count, '1'), customGb: storedText(saved.customGb, ''), ramGb: storedText(saved.ramGb, '') },
       units: saved.units === 'gib' ? 'gib' : 'gb',
     };
   } catch {
@@ -43,8 +44,8 @@ function remembered() {
 }
 
 function remember() {
-  const { gpu, count, customGb } = state.yourGpus;
-  const yours = rememberable(gpu) ? { gpu, count, customGb } : { gpu: '', count, customGb: '' };
+  const { gpu, count, customGb, ramGb } = state.yourGpus;
+  const yours = rememberable(gpu) ? { gpu, count, customGb, ramGb } : { gpu: '', count, customGb: '', ramGb };
   try {
     localStorage.setItem(REMEMBERED, JSON.stringify({ ...yours, units: state.units }));
   } catch { /* storage refused: the choice lasts this visit */ }
@@ -65,6 +66,7 @@ export function yoursFromQuery(q, base = remembered()) {
     if (custom !== 'device_gb') units = 'gib';  // the size was typed in GiB: the page says it so
   }
   if (q.has('gpus')) yours.count = q.get('gpus');
+  if (q.has('ram_gb')) yours.ramGb = q.get('ram_gb');
   if (q.has('units')) units = q.get('units');
   return { yours, units };
 }
@@ -78,7 +80,7 @@ export function applyYours(q) {
 
 // The control that shows an error about one of these fields.
 export function yourControl(key) {
-  const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', units: 'units-gb' };
+  const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', ram_gb: 'ram-gb', units: 'units-gb' };
   return Object.hasOwn(controls, key) ? $(controls[key]) : null;  // own keys only: job.constructor names none (issue 37 L1)
 }
 
@@ -106,6 +108,7 @@ function showYours() {
   $('gpus').value = y.count;
   $('your-mem-box').hidden = y.gpu !== CUSTOM;
   $('your-mem').value = y.customGb;
+  $('ram-gb').value = y.ramGb ?? '';
   $('your-mem-label').textContent = `Its memory (${state.units === 'gib' ? 'GiB' : 'GB'})`;
   $(state.units === 'gib' ? 'units-gib' : 'units-gb').checked = true;
   if (listedUnits && listedUnits !== state.units) relabel();
@@ -135,6 +138,7 @@ export function initYours(gpuCatalog, onChange) {
     if (e.target.id === 'gpu') y.gpu = e.target.value;
     else if (e.target.id === 'gpus') y.count = e.target.value.trim();
     else if (e.target.id === 'your-mem') y.customGb = e.target.value.trim();
+    else if (e.target.id === 'ram-gb') y.ramGb = e.target.value.trim();
     else if (e.target.name === 'units-choice') state.units = e.target.value;
     else return;
     showYours();
