@@ -25,6 +25,9 @@ int64_t inference_tp(const ModelConfig& c, int64_t n) {
 // over every GPU (-sm row, tensor-parallel-like; no head divisibility), or one GPU (-sm none).
 bool llama_cpp_layout(const ModelConfig& c, const Job& job, int64_t n, int64_t& tp, int64_t& pp) {
     tp = pp = 1;
+    // llama_max_devices() is 16 (the size of tensor_split): no split of more GPUs exists. Checked first, so
+    // a planner asking about a million GPUs never lays a job over them (issue 37's bounded cost).
+    if (n > kLlamaCppMaxDevices) return false;
     if (job.split_mode == SplitMode::None) return n == 1;
     if (job.split_mode == SplitMode::Row) return tp = n, true;
     pp = n;
