@@ -146,6 +146,8 @@ function serving(a) {
       card('Per step', s.token_text, s.read_text),
       card('Memory', s.memory_text, `${s.layout.text}${s.fits ? '' : ' — does not fit'}`)),
     el('p', { class: 'vc-cl-bound' }, s.bound_text),
+    // Time per output token under the load, with its range (issue 34): the core's text.
+    ...(s.tpot_text ? [el('p', { class: 'vc-cl-sub vc-cl-tpot' }, s.tpot_text)] : []),
     ...(s.layout_why ? [el('p', { class: 'vc-cl-why vc-cl-chosen' }, s.layout_why)] : []),
     ...(s.range_text ? [el('p', { class: 'vc-cl-sub vc-cl-range' }, s.range_text)] : []),
     el('p', { class: 'vc-cl-sub' }, s.kv_text),
