@@ -90,7 +90,8 @@ TEST_CASE("post-training through the one answer: the intent's recipe, its phases
     const json a = ask("llama-3.1-8b", {{"machine", {{"gpu", "h100"}}}, {"intent", "post_train"}});
     REQUIRE(a["ok"] == true);
     CHECK(a["intent"]["id"] == "post_train");
-    CHECK(a["recipe"]["text"].get<std::string>().rfind("LoRA, TRL's GRPO with vLLM colocated: ", 0) == 0);
+    CHECK(a["recipe"]["text"].get<std::string>().rfind("GRPO of a LoRA policy, TRL's GRPO with vLLM colocated: ", 0) == 0);
+    CHECK(a["recipe"]["text"].get<std::string>().find(" (each with 8 completions of 1,024 tokens per prompt)") != std::string::npos);
     // The phases are the estimate's own for the same job.
     const json e = json::parse(estimate_request(
         config_of("llama-3.1-8b"), R"({"mode":"grpo","framework":"trl","policy":"lora","use_vllm":true,"vllm_mode":"colocate",)"
