@@ -48,6 +48,18 @@ json counterpart_job(const json& job, const Job& parsed) {
     return c;
 }
 
+// The job as it is run: a local runtime's own context, -ngl and --n-cpu-moe (llama.cpp's --fit, Ollama's context
+// tier capped at the model's), which the estimate's figures are of; the echo and the context warning say those,
+// never the context asked before the runtime chose (Gemma 2 27B under Ollama: 262,144 asked, 8,192 run).
+Job as_run(const Job& job, const Estimate& e) {
+    if (!e.local.applies) return job;
+    Job j = job;
+    j.seq = e.context;
+    j.n_gpu_layers = e.gpu_layers;
+    if (!job.experts_on_cpu) j.n_cpu_moe = e.n_cpu_moe;
+    return j;
+}
+
 bool pooled_view(const Estimate& e) { return e.serving_view.pooled; }
 // What the headline says: under vLLM / SGLang what the users need, else the per-GPU total.
 double headline_bytes(const Estimate& e) { return pooled_view(e) ? e.serving_view.need : e.breakdown.total(); }
@@ -172,7 +184,7 @@ void write_card(JsonWriter& w, const Job& job, const Estimate& e, bool current) 
 }
 
 void write_head(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate& e) {
-    write_estimate(w, model, job, e, false);
+    write_estimate(w, model, as_run(job, e), e, false);
     w.field("model_name", q.model_name);
     w.field("title", (q.model_name.empty() ? std::string() : q.model_name + " · ") + mode_title(job.mode) +
                          (job.engine != Engine::Custom ? std::string(" on ") + engine_preset(job.engine).label : std::string()));
@@ -240,7 +252,7 @@ std::string answer_text(const Model& model, const std::string& question_json, co
     const Job job = parse_job(q.job);
     const UnitScope units(job.units);
     const Estimate e = estimate(model, job);
-    std::string out = format_report(heading, job, e);
+    std::string out = format_report(heading, as_run(job, e), e);
     // The answer's head as the page says it: the recipe, the engine's own view, the presets in force.
     JsonWriter w;
     w.begin_object();
