@@ -222,7 +222,8 @@ int run(int argc, char** argv) {
     }
     Model model = prepare_model(parse_config(config));
     if (!checkpoint_path.empty()) attach_checkpoint(model, read_checkpoint(read_checkpoint_header(checkpoint_path)));
-    const Job job = parse_job(job_fields);
+    // The job is read with the question (an intent's fields under the user's), not alone here: a CPU-only machine
+    // with --intent run_locally is valid only with the intent's llama.cpp.
     if (ladder) {
         const json parsed = json::parse(ladder_for(model, job_fields.dump()));
         if (!parsed.value("ok", false)) {  // the answer's message already starts with its field
@@ -238,7 +239,10 @@ int run(int argc, char** argv) {
         const json asked = {{"model_name", model_name}, {"job", job_fields}, {"parts", {"head"}}};
         const std::string text = answer_for(model, asked.dump());
         const json head = json::parse(text);
-        if (!head.value("ok", false)) throw InputError(head["error"].value("field", "job"), head["error"].value("message", "refused"));
+        if (!head.value("ok", false)) {  // the answer's message already starts with its field
+            std::cerr << "vramcalc: error: " << head["error"].value("message", "refused") << "\n";
+            return 2;
+        }
         std::cout << "{\"ok\":true,\"model\":" << json(model_id).dump() << ",\"job\":" << job_fields.dump() << ",\"estimate\":" << text
                   << ",\"counterpart\":" << head["counterpart"].dump() << "}\n";
         return 0;

@@ -159,5 +159,12 @@ expect "n-cpu-moe above the layers" 2 "^vramcalc: error: job\.n_cpu_moe: must be
 expect "mlx off a Mac" 2 "^vramcalc: error: job\.engine: MLX runs on Apple silicon; rtx4090 is not a Mac$" -- --engine mlx --gpu rtx4090
 expect "version of another engine" 2 "^vramcalc: error: job\.ollama_version: applies to engine ollama$" -- --engine llamacpp --ollama-version 0.12.0
 
+# Issue 33's one answer with issues 32 and 36: the job is read with the question (an intent's fields under the
+# flags), so a CPU-only machine runs the intent's llama.cpp; post-training names its recipe and is not timed.
+expect "cpu only, run locally" 0 "^✓ fits: no GPU, system RAM [0-9.]+ GB of 16\.00 GB" -- --model llama-3.2-1b --intent run_locally --ram-gb 16 --cpu-only true
+expect "post_train recipe" 0 "^Recipe: GRPO of a LoRA policy, TRL's GRPO with vLLM colocated: [0-9.]+ GB · " -- --model qwen3-30b-a3b --intent post_train --gpu h100
+expect "post_train planner named" 2 "^vramcalc: error: job\.mode: the planner times pre-training and serving" -- --model llama-3.1-8b --intent post_train --gpu h100 --plan
+expect "answer machine ram" 0 '"text": "1 × RTX 4090 24GB, 25\.38 GB usable each; 64\.00 GB of system RAM"' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64 --json
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

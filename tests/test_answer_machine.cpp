@@ -61,6 +61,18 @@ TEST_CASE("a local job's answer: the machine's RAM, the two pools, the speed and
     CHECK(moe);
 }
 
+TEST_CASE("a local runtime's job is echoed as it runs: Ollama caps its VRAM tier's context at the model's (Gemma 2 27B)") {
+    // Ollama 0.15.5+ asks 262,144 tokens on a 128 GB Mac (server/routes.go tiers) and caps it at the model's 8,192
+    // (llm/server.go): the figures are of 8,192, and so are the echoed job and the context warning (none).
+    const json a = ask("gemma-2-27b", {{"machine", {{"gpu", "m4-max-128"}}}, {"job", {{"engine", "ollama"}}}, {"parts", {"head"}}});
+    REQUIRE(a["ok"] == true);
+    CHECK(a["local"]["context"] == 8192);
+    CHECK(a["job"]["seq"] == 8192);
+    CHECK(a["context_warning"] == "");
+    for (const json& t : a["terms"])
+        if (t["key"] == "kv_cache") CHECK(t["why"].get<std::string>().find("× 8192 tokens ×") != std::string::npos);
+}
+
 TEST_CASE("a machine without a GPU: the answer is its RAM's, and nothing answers for a GPU it does not have") {
     const json a = ask("llama-3.1-8b", {{"machine", {{"cpu_only", true}, {"ram_gb", 32}}}, {"intent", "run_locally"}});
     REQUIRE(a["ok"] == true);
@@ -90,7 +102,8 @@ TEST_CASE("post-training through the one answer: the intent's recipe, its phases
     const json a = ask("llama-3.1-8b", {{"machine", {{"gpu", "h100"}}}, {"intent", "post_train"}});
     REQUIRE(a["ok"] == true);
     CHECK(a["intent"]["id"] == "post_train");
-    CHECK(a["recipe"]["text"].get<std::string>().rfind("LoRA, TRL's GRPO with vLLM colocated: ", 0) == 0);
+    CHECK(a["recipe"]["text"].get<std::string>().rfind("GRPO of a LoRA policy, TRL's GRPO with vLLM colocated: ", 0) == 0);
+    CHECK(a["recipe"]["text"].get<std::string>().find(" (each with 8 completions of 1,024 tokens per prompt)") != std::string::npos);
     // The phases are the estimate's own for the same job.
     const json e = json::parse(estimate_request(
         config_of("llama-3.1-8b"), R"({"mode":"grpo","framework":"trl","policy":"lora","use_vllm":true,"vllm_mode":"colocate",)"

@@ -3,6 +3,8 @@
 // line, the headline, the recipe, the two cards and the counterpart. The later parts: answer_parts.cpp.
 #include "api/answer.hpp"
 
+#include <cctype>
+
 #include "api/answer_parts.hpp"
 #include "api/machine_json.hpp"
 #include "api/question.hpp"
@@ -44,6 +46,18 @@ json counterpart_job(const json& job, const Job& parsed) {
         if (job.contains("dtype") && !quantized) c["dtype"] = job["dtype"];
     }
     return c;
+}
+
+// The job as it is run: a local runtime's own context, -ngl and --n-cpu-moe (llama.cpp's --fit, Ollama's context
+// tier capped at the model's), which the estimate's figures are of; the echo and the context warning say those,
+// never the context asked before the runtime chose (Gemma 2 27B under Ollama: 262,144 asked, 8,192 run).
+Job as_run(const Job& job, const Estimate& e) {
+    if (!e.local.applies) return job;
+    Job j = job;
+    j.seq = e.context;
+    j.n_gpu_layers = e.gpu_layers;
+    if (!job.experts_on_cpu) j.n_cpu_moe = e.n_cpu_moe;
+    return j;
 }
 
 bool pooled_view(const Estimate& e) { return e.serving_view.pooled; }
@@ -114,12 +128,20 @@ void write_recipe(JsonWriter& w, const Model& model, const Query& q, const Job& 
                                                                   : std::string(preset_of(job.framework).label) + "'s defaults";
         else who = job.engine == Engine::Custom ? "no serving engine (a plain sum)" : std::string(engine_preset(job.engine).label) + "'s defaults";
     }
-    std::string text = std::string(short_mode(job.mode)) + ", " + who + ": " + gb_text(headline_bytes(e));
+    // A post-training job: its mode and its policy ("GRPO of a LoRA policy"), not the policy's mode alone.
+    const bool post = job.post.mode != PostMode::None;
+    std::string mode = short_mode(job.mode);
+    if (post) {
+        mode = post_mode_name(job.post.mode);
+        for (char& c : mode) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        mode += std::string(" of a ") + (job.mode == Mode::Train ? "fully trained" : short_mode(job.mode)) + " policy";
+    }
+    std::string text = mode + ", " + who + ": " + gb_text(headline_bytes(e));
     w.key("recipe").begin_object().field("intent", q.intent ? q.intent->id : "").field("intent_label", q.intent ? q.intent->label : "");
     w.field("name", who).field("framework", framework).field("framework_label", preset_of(job.framework).label);
     w.key("alternatives").begin_array();
-    if (uses_adapters(job)) {
-        for (const RecipeChoice& r : fine_tune_recipes()) {
+    if (post || uses_adapters(job)) {
+        for (const RecipeChoice& r : post ? posttrain_recipes() : fine_tune_recipes()) {
             if (framework == r.framework) continue;
             json alt = q.job;
             alt["framework"] = r.framework;
@@ -128,7 +150,9 @@ void write_recipe(JsonWriter& w, const Model& model, const Query& q, const Job& 
             if (!alt.contains("overhead_gb")) alt["overhead_gb"] = job.overhead_gb;
             try {
                 const Job j = parse_job(alt);
-                const double total = run_step(make_plan(model, j), resolve_layout(model.config, j), false).breakdown.total();
+                // A post-training step is its phases (core/step/posttrain_step.cpp): the estimate's own total.
+                const double total = post ? estimate(model, j).breakdown.total()
+                                          : run_step(make_plan(model, j), resolve_layout(model.config, j), false).breakdown.total();
                 w.begin_object().field("framework", r.framework).field("label", r.label).field("total_bytes", total)
                     .field("total_text", gb_text(total)).end_object();
                 text += std::string(" · ") + r.label + ": " + gb_text(total);
@@ -136,7 +160,9 @@ void write_recipe(JsonWriter& w, const Model& model, const Query& q, const Job& 
                 // A recipe that refuses this job (its preset's rules) is left out.
             }
         }
-        text += " (each at batch " + std::to_string(job.batch) + " × " + grouped_text(static_cast<double>(job.seq)) + " tokens)";
+        text += post && generates(job.post) ? " (each with " + std::to_string(job.post.num_generations) + " completions of " +
+                           grouped_text(static_cast<double>(job.post.max_completion_length)) + " tokens per prompt)"
+                     : " (each at batch " + std::to_string(job.batch) + " × " + grouped_text(static_cast<double>(job.seq)) + " tokens)";
     }
     w.end_array().field("text", text);
     w.key("fields").begin_array();
@@ -158,7 +184,7 @@ void write_card(JsonWriter& w, const Job& job, const Estimate& e, bool current) 
 }
 
 void write_head(JsonWriter& w, const Model& model, const Query& q, const Job& job, const Estimate& e) {
-    write_estimate(w, model, job, e, false);
+    write_estimate(w, model, as_run(job, e), e, false);
     w.field("model_name", q.model_name);
     w.field("title", (q.model_name.empty() ? std::string() : q.model_name + " · ") + mode_title(job.mode) +
                          (job.engine != Engine::Custom ? std::string(" on ") + engine_preset(job.engine).label : std::string()));
@@ -226,7 +252,7 @@ std::string answer_text(const Model& model, const std::string& question_json, co
     const Job job = parse_job(q.job);
     const UnitScope units(job.units);
     const Estimate e = estimate(model, job);
-    std::string out = format_report(heading, job, e);
+    std::string out = format_report(heading, as_run(job, e), e);
     // The answer's head as the page says it: the recipe, the engine's own view, the presets in force.
     JsonWriter w;
     w.begin_object();
@@ -239,6 +265,14 @@ std::string answer_text(const Model& model, const std::string& question_json, co
     out += "Assumptions (" + std::to_string(assumed.size()) + "):\n";
     for (const AssumptionLine& a : assumed) out += "  " + a.text + "\n";
     if (planner == Planner::None) return out;
+    // As the answer's planner part: a post-training job and a machine without a GPU are not timed (answer_parts.cpp).
+    if (job.post.mode != PostMode::None || job.machine.cpu_only) {
+        const std::string why = job.machine.cpu_only ? "machine.cpu_only: the planner times GPUs; this machine has none"
+                                                     : std::string("job.mode: the planner times pre-training and serving; a post-training job (") +
+                                                           post_mode_name(job.post.mode) + ") is answered by its phases above, not timed";
+        if (planner == Planner::Named && planner_error) *planner_error = why;
+        return out;
+    }
     try {
         out += "\n" + format_cluster_report(cluster_answer(model, job, parse_cluster(q.cluster, job)));
     } catch (const InputError& err) {

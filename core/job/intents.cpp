@@ -114,6 +114,12 @@ const std::vector<RecipeChoice> kFineTuneRecipes = {
     {"hf", "HF + PEFT"},
     {"torchtune", "torchtune"},
 };
+const std::vector<RecipeChoice> kPostTrainRecipes = {
+    {"trl", "TRL"},
+    {"verl", "verl"},
+    {"openrlhf", "OpenRLHF"},
+    {"unsloth", "Unsloth"},
+};
 
 // Issue 36: the "Post-train (RL / DPO)" entry point, for the page to offer beside the four above (the page
 // restructure, issue 33, decides where): TRL's GRPO on a LoRA policy with vLLM colocated on one GPU.
@@ -191,5 +197,6 @@ ResolvedIntent resolve_intent(const Intent& intent, const ModelConfig& c, double
 }
 
 const std::vector<RecipeChoice>& fine_tune_recipes() { return kFineTuneRecipes; }
+const std::vector<RecipeChoice>& posttrain_recipes() { return kPostTrainRecipes; }
 
 }  // namespace vramcalc

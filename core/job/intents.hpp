@@ -57,6 +57,8 @@ struct RecipeChoice {
     const char* label;      // "Unsloth", "HF + PEFT"
 };
 const std::vector<RecipeChoice>& fine_tune_recipes();
+// The post-training frameworks a GRPO / DPO / PPO job is compared with (job/posttrain_presets.cpp).
+const std::vector<RecipeChoice>& posttrain_recipes();
 
 // Issue 36: the post-training entry point, kept apart from the four until the page shows it
 // (core/api/intents.cpp writes it under "post_train"); the question's intent may name it
