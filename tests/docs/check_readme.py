@@ -388,20 +388,15 @@ def check_accuracy(text, rows):
                 fail(f"known misses: README does not name {row_id} ({misses[row_id]['error_text']} %)")
             else:
                 check(f"known misses, {row_id}", named[row_id].replace("−", "-"), f"{misses[row_id]['error']:+.1f} %")
-    local = [r for r in rows.values() if r["file"] == "local.json" and "error" in r]
-    m = re.search(r"(\d+) of the (\d+) local rows are known misses", text)
-    if not m:
-        fail("accuracy summary: README has no 'N of the M local rows are known misses'")
-    else:
-        check("accuracy summary: local known misses", m.group(0),
-              f"{sum(1 for r in local if r['known_miss'])} of the {len(local)} local rows are known misses")
-    engine = [r for r in rows.values() if r["file"] == "serving.json" and "error" in r]
-    m = re.search(r"(\d+) of the (\d+) engine rows are known misses", text)
-    if not m:
-        fail("accuracy summary: README has no 'N of the M engine rows are known misses'")
-    else:
-        check("accuracy summary: engine known misses", m.group(0),
-              f"{sum(1 for r in engine if r['known_miss'])} of the {len(engine)} engine rows are known misses")
+    # "N of the M <kind> rows are known misses", for each validation file the summary counts.
+    for file, kind in (("local.json", "local"), ("serving.json", "engine")):
+        group = [r for r in rows.values() if r["file"] == file and "error" in r]
+        m = re.search(rf"(\d+) of the (\d+) {kind} rows are known misses", text)
+        if not m:
+            fail(f"accuracy summary: README has no 'N of the M {kind} rows are known misses'")
+        else:
+            check(f"accuracy summary: {kind} known misses", m.group(0),
+                  f"{sum(1 for r in group if r['known_miss'])} of the {len(group)} {kind} rows are known misses")
     # Bounds: rows that must stay above or below a published figure.
     bounds = [r for r in rows.values() if r["bound"]]
     m = re.search(r"(\d+) of (\d+) bounds hold", text)
