@@ -124,6 +124,9 @@ test('Qwen3-30B-A3B for 16 users × 32k on an H100: the headline is what the use
   assert.equal(await text(page, '#serving-need'), `What the users need: ${a.serving_view.need_why}. ${a.serving_view.engine_text}.`);
   assert.match(a.serving_view.engine_text, /^vLLM's own view: it takes 0\.90 × 84\.94 GB = 76\.45 GB of each GPU/);
   await assertFits(page, a.what_fits);
+  // the planner's time per output token under this load, with its range (issue 34), as the core writes it
+  assert.match(a.planner.serve.tpot_text, /^[\d.]+ ms \([\d.]+–[\d.]+\) per output token with 16 sequences/);
+  assert.equal(await text(page, '#cluster .vc-cl-tpot'), a.planner.serve.tpot_text);
   assert.match(a.what_fits.rows.find((r) => r.question === 'max_batch').text, /^most users at once: \d+ users? × 32,768 tokens$/);
   // the matrix and the compare table speak in users and tokens
   assert.match(await text(page, '#matrix tr[data-dtype=bf16] td[data-mode=inference]'), /tokens · \d+ users? at 32,768/);
