@@ -20,10 +20,6 @@ bool pooled(const Job& job) { return engine_budgets_device(job); }
 
 // The user's GPU: the catalog entry the job names, else a device of device_gib.
 const Gpu* user_gpu(const Job& job) { return job.device_gib > 0 ? nullptr : job.gpu; }
-std::string gpu_name_of(const Job& job) {
-    if (job.device_gib > 0) return "GPU of " + capacity_text(device_bytes(job));
-    return job.gpu ? job.gpu->name : "";
-}
 
 // The GPU table's row for the user's GPU: the custom row for a memory size, else the catalog id's.
 const GpuFit* row_for(const Estimate& e, const Job& job) {
@@ -256,6 +252,11 @@ void set_symbol(Verdict& v) {
 }
 
 }  // namespace
+
+std::string gpu_name_of(const Job& job) {
+    if (job.device_gib > 0) return "GPU of " + capacity_text(device_bytes(job));
+    return job.gpu ? job.gpu->name : "";
+}
 
 Verdict verdict_for(const Plan& p, const Estimate& e) {
     const Job& job = p.job;

@@ -9,6 +9,7 @@
 #include "api/machine_json.hpp"
 #include "api/question.hpp"
 #include "answers/notes.hpp"
+#include "answers/verdict.hpp"
 #include "answers/report.hpp"
 #include "cluster/cluster.hpp"
 #include "cluster/report.hpp"
@@ -68,11 +69,6 @@ std::string headline_scope(const Job& job, const Estimate& e) {
     if (!pooled_view(e)) return gpus;
     return "for " + std::to_string(job.batch) + (job.batch == 1 ? " user × " : " users × ") + grouped_text(static_cast<double>(job.seq)) +
            " tokens, " + gpus;
-}
-
-std::string gpu_name_of(const Job& job) {
-    if (job.device_gib > 0) return "GPU of " + capacity_text(device_bytes(job));
-    return job.gpu ? job.gpu->name : "";
 }
 
 // The machine asked about: its GPUs and (issue 32) its system RAM, said once; with several jobs sharing its
@@ -150,9 +146,9 @@ void write_recipe(JsonWriter& w, const Model& model, const Query& q, const Job& 
             if (!alt.contains("overhead_gb")) alt["overhead_gb"] = job.overhead_gb;
             try {
                 const Job j = parse_job(alt);
-                // A post-training step is its phases (core/step/posttrain_step.cpp): the estimate's own total.
-                const double total = post ? estimate(model, j).breakdown.total()
-                                          : run_step(make_plan(model, j), resolve_layout(model.config, j), false).breakdown.total();
+                // The step's total, as the estimate counts it (a post-training step is its phases: run_step
+                // routes it to core/step/posttrain_step.cpp), without the estimate's tables and searches.
+                const double total = compute_breakdown(model, j).total();
                 w.begin_object().field("framework", r.framework).field("label", r.label).field("total_bytes", total)
                     .field("total_text", gb_text(total)).end_object();
                 text += std::string(" · ") + r.label + ": " + gb_text(total);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "answers/inverse.hpp"
+#include "answers/verdict.hpp"
 #include "api/chart.hpp"
 #include "api/intents.hpp"
 #include "api/sweep.hpp"
@@ -110,7 +111,7 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
         if (fit.ran && !fit.text.empty()) runtime = " as the runtime runs it (" + fit.text + ")";
     }
     const Job on = parse_job(asked);
-    const std::string name = on.device_gib > 0 ? "GPU of " + capacity_text(device_bytes(on)) : on.gpu->name;
+    const std::string name = gpu_name_of(on);
     const std::string where = (on.gpus > 1 ? std::to_string(on.gpus) + " × " : "") + name + " · " + capacity_text(device_bytes(on));
     w.begin_object().field("chosen", chosen).field("gpu", on.device_gib > 0 ? "custom" : on.gpu->id).field("gpu_name", name);
     w.field("gpus", on.gpus).field("capacity_text", capacity_text(device_bytes(on)));
