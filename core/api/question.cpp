@@ -164,10 +164,7 @@ Query read_query(const Model& model, const json& question) {
                 throw InputError("machine." + short_text(f.key()), "unknown field; known: " + machine_key_names());
         for (const char* key : kMachineKeys) q.job.erase(key);
         for (auto f = it->begin(); f != it->end(); ++f) q.job[f.key()] = f.value();
-        q.machine_given = true;
     }
-    q.machine_given = q.machine_given || q.job.contains("gpu") || q.job.contains("device_gb") || q.job.contains("device_gib") ||
-                      q.job.contains("ram_gb") || q.job.contains("ram_gib") || q.job.contains("cpu_only");
     if (auto it = question.find("cluster"); it != question.end()) {
         if (!it->is_object()) throw InputError("cluster", "must be a JSON object, got " + describe_value(*it));
         for (auto f = it->begin(); f != it->end(); ++f) {

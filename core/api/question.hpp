@@ -41,10 +41,8 @@ struct RecipeField {
 
 struct Query {
     nlohmann::json job = nlohmann::json::object();          // the job the core estimates
-    nlohmann::json counterpart = nlohmann::json::object();  // the same question in the other mode
     nlohmann::json cluster = nlohmann::json::object();      // the planner's fields, on the machine
     std::string model_name;
-    bool machine_given = false;
     const Intent* intent = nullptr;
     std::string recipe;                    // the intent's recipe for this model, in words ("" without one)
     std::vector<RecipeField> recipe_fields;
