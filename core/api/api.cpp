@@ -351,8 +351,8 @@ std::string options_json() {
     list("recommend_from", gpu_pool_names());
     // Issue 36: post-training modes and policies, vLLM rollout modes, speculative methods.
     list("post_modes", post_mode_names());
-    list("policies", {"full", "lora", "qlora"});
-    list("vllm_modes", {"colocate", "server"});
+    list("policies", policy_names());
+    list("vllm_modes", vllm_mode_names());
     list("speculative_methods", spec_method_names());
     list("posttrain_questions", posttrain_question_names());
     return w.end_object().str();

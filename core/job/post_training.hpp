@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vramcalc {
 
@@ -59,5 +60,9 @@ inline bool rollout_sized_by_device(const PostTraining& p) {
 }
 // Preference modes: chosen and rejected (DPO, ORPO) or single labelled completions (KTO).
 inline bool pairwise(const PostTraining& p) { return p.mode == PostMode::Dpo || p.mode == PostMode::Orpo; }
+
+// The names the job reads for policy and vllm_mode (job/posttrain_fields.cpp's tables), for the option lists.
+std::vector<const char*> policy_names();
+std::vector<const char*> vllm_mode_names();
 
 }  // namespace vramcalc

@@ -36,6 +36,8 @@ std::shared_ptr<const Job> rollout_job(const json& j, const Job& job) {
 
 const char* post_mode_name(PostMode v) { return v == PostMode::None ? "none" : name_of(kPostModes, v); }
 std::vector<const char*> post_mode_names() { return names_of(kPostModes); }
+std::vector<const char*> policy_names() { return names_of(kPolicies); }
+std::vector<const char*> vllm_mode_names() { return names_of(kVllmModes); }
 bool post_mode_named(const std::string& name, PostMode& mode) {
     for (const auto& c : kPostModes)
         if (name == c.name) return mode = c.value, true;
