@@ -11,19 +11,14 @@
 namespace vramcalc {
 namespace {
 
-double share_of(const Job& job) {
-    if (job.engine == Engine::Vllm) return job.gpu_memory_utilization;
-    if (job.engine == Engine::Sglang) return job.mem_fraction_static > 0 ? job.mem_fraction_static : 0.88;
-    return 0;
-}
-
 // One job's part of the machine: its per-GPU total (every process keeps its own CUDA context) and
 // its own test (an engine's pool holding its requests).
 MachineEntry entry(const std::string& label, const Job& job, const Breakdown& b, const ServingInfo& s) {
     MachineEntry m;
     m.label = label;
     m.engine = engine_name(job.engine);
-    m.share = share_of(job);
+    const char* field = "";
+    m.share = gpu_share(job, field);
     m.bytes = b.total();
     m.own_fits = engine_budgets_device(job) || llama_cpp_like(job) ? s.fits : true;
     m.headroom_bytes = engine_budgets_device(job) ? std::max(0.0, s.kv_pool) - s.kv_needed : 0;

@@ -50,6 +50,10 @@ struct MachineJob {
     std::shared_ptr<const Job> job;
 };
 
+// The share of the whole GPU an engine takes at start (vLLM's gpu_memory_utilization, SGLang's
+// mem_fraction_static; 0 for engines that take what they need), and the field that sets it in `name`.
+double gpu_share(const Job& job, const char*& name);
+
 // How a field that names a model (speculative_model, machine_jobs[i].model) becomes one: an
 // object is a config.json; a string is looked up by the resolver the API installs with the
 // catalog (core/api/catalog.cpp use_catalog). Throws InputError(field) when it names no model.

@@ -8,6 +8,16 @@
 #include "text/units.hpp"
 
 namespace vramcalc {
+
+// The share of the whole GPU an engine takes at start: vLLM's gpu_memory_utilization (a per-instance
+// share of the whole device since v0.9.1, #19312; docs "--gpu-memory-utilization ... per-instance limit"),
+// SGLang's mem_fraction_static (0: 0.88 on one GPU, server_args.py); 0 for engines that take what they need.
+double gpu_share(const Job& job, const char*& name) {
+    if (job.engine == Engine::Vllm) return name = "gpu_memory_utilization", job.gpu_memory_utilization;
+    if (job.engine == Engine::Sglang) return name = "mem_fraction_static", job.mem_fraction_static > 0 ? job.mem_fraction_static : 0.88;
+    return name = "", 0.0;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -24,15 +34,6 @@ ModelResolver& installed() {
 }
 
 constexpr size_t kMaxMachineJobs = 16;
-
-// The share of the whole GPU an engine takes at start: vLLM's gpu_memory_utilization (a per-instance
-// share of the whole device since v0.9.1, #19312; docs "--gpu-memory-utilization ... per-instance limit"),
-// SGLang's mem_fraction_static (0: 0.88 on one GPU, server_args.py); 0 for engines that take what they need.
-double gpu_share(const Job& job, const char*& name) {
-    if (job.engine == Engine::Vllm) return name = "gpu_memory_utilization", job.gpu_memory_utilization;
-    if (job.engine == Engine::Sglang) return name = "mem_fraction_static", job.mem_fraction_static > 0 ? job.mem_fraction_static : 0.88;
-    return name = "", 0.0;
-}
 
 // The jobs of a machine run on its GPU: each inherits the job's GPU (a job naming another is refused),
 // and the engines' shares of the whole GPU may not add up past it.
