@@ -187,8 +187,20 @@ GgufWeights compute_gguf_weights(const Plan& p, const FtypeName* ft) {
             if (ro == GRole::Embd && c.tied_embeddings) w.output += bytes;
             continue;
         }
+        if (t.kind == TensorKind::Vision) {
+            // The vision tower and its projector are llama.cpp's mmproj file (llama-server --mmproj), which mtmd
+            // loads on the GPU unless --no-mmproj-offload: counted with the output, never in a text block. (Their
+            // copies are the tower's layers, not the text model's: indexing the text blocks by them overran them.)
+            for (int64_t i = 0; i < n; ++i) {
+                const G g = fallback(tensor_type(r, ro, i, n, t.in, false), t.in);
+                counts[static_cast<int>(g)] += 1;
+                w.output += values * info(g).bytes / info(g).block;
+            }
+            continue;
+        }
         for (int64_t i = 0; i < n; ++i) {
-            const int64_t layer = L - n + i;
+            // An encoder with more blocks than the decoder (Whisper large-v3-turbo: 32 and 4) spreads over them.
+            const int64_t layer = n <= L ? L - n + i : i * L / n;
             int64_t idx = i, count = n;
             if (ro == GRole::FfnDown) {
                 // llama-quant.cpp layer_info: MoE models take the layer from the tensor name, others the counter.
