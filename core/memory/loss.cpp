@@ -98,7 +98,8 @@ LossBuffers cross_entropy(const Plan& p, const Layout& l, double T, double V) {
             // Liger / Unsloth fused linear cross-entropy: logits exist one chunk at a time
             // (chunk = T / ceil(V/h) tokens, liger_kernel fused_linear_cross_entropy.py); the
             // input gradient (and the head's, when it trains) is computed in forward and kept.
-            const double chunks = std::ceil(V / std::max<double>(1, static_cast<double>(c.hidden)));
+            // (At least one chunk: a model without an output layer, an embedding model's base, has V = 0.)
+            const double chunks = std::max(1.0, std::ceil(V / std::max<double>(1, static_cast<double>(c.hidden))));
             const double head = p.job.mode == Mode::Train ? V * static_cast<double>(c.hidden) * B : 0;
             b.saved = T * static_cast<double>(c.hidden) * B + head;
             b.forward_peak = b.saved + 3 * 4 * TV / chunks;
