@@ -9,6 +9,7 @@
 #include "api/intents.hpp"
 #include "api/job_text.hpp"
 #include "api/sweep.hpp"
+#include "api/what_fits_json.hpp"
 
 namespace {
 
@@ -30,6 +31,13 @@ emscripten::val sweep_view(const std::string& job_json, const std::string& axis,
                           t.header.size(), reinterpret_cast<const unsigned char*>(t.header.data()))));
     out.set("numbers", emscripten::val(emscripten::typed_memory_view(t.numbers.size(), t.numbers.data())));
     return out;
+}
+
+// "What can I run?" (issue 35): the list's bytes as a view into wasm memory, valid until the next call.
+emscripten::val what_fits_view(const std::string& request_json) {
+    const std::string& answer = vramcalc::what_fits_kept(request_json);
+    return emscripten::val(
+        emscripten::typed_memory_view(answer.size(), reinterpret_cast<const unsigned char*>(answer.data())));
 }
 
 }  // namespace
@@ -64,4 +72,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("jobFromText", &vramcalc::job_text_request);
     emscripten::function("clusterFromText", &vramcalc::cluster_text_request);
     emscripten::function("valueFromText", &vramcalc::value_text_request);
+    // Issue 35: "What can I run?", the whole catalog (useCatalog) on the user's machine (docs/what-fits.md).
+    emscripten::function("whatFits", &vramcalc::what_fits_request);
+    emscripten::function("whatFitsView", &what_fits_view);
 }
