@@ -29,6 +29,12 @@ const json& row_of(const json& answer, const std::string& id) {
     return none;
 }
 int64_t catalog_count() { return static_cast<int64_t>(test::models().size()); }
+// The chat list's default: models that generate text (docs/what-fits.md, "Filters").
+int64_t text_and_vision() {
+    int64_t n = 0;
+    for (const ModelEntry& e : test::models()) n += e.modality == "text" || e.modality == "vision";
+    return n;
+}
 
 }  // namespace
 
@@ -36,7 +42,8 @@ TEST_CASE("24 GB GPU + 64 GB RAM: gpt-oss-120b with its experts in RAM at the ma
     const json a = fits({{"job", {{"gpu", "rtx4090"}, {"ram_gb", 64}}}});
     REQUIRE(a["ok"] == true);
     CHECK(a["considered"] == catalog_count());
-    CHECK(a["count"] == catalog_count());
+    CHECK(a["count"] == text_and_vision());  // encoders and speech models are not chat models
+    CHECK(a["filter_steps"][0] == "modality text or vision (the default of chat): " + std::to_string(text_and_vision()) + " left");
     CHECK(a["context"] == 8192);  // the stated default, not the model's 131,072
     // gpt-oss-120b ships MXFP4 (ggml-org's GGUF): 36 layers of 1,692,057,600 bytes of experts (test_machine.cpp) do
     // not fit 24 GB, so --fit moves the experts of the first N layers to RAM, N = the smallest --n-cpu-moe that
@@ -181,7 +188,10 @@ TEST_CASE("filters: family, size, mixture of experts, modality, licence, context
     CHECK(none["count"] == 0);
     CHECK(none["empty"]["field"] == "filters");
     CHECK(none["empty"]["message"] == "the filters leave none of the " + std::to_string(catalog_count()) + " models (family Llama 3: " +
+                                          std::to_string(llama3) + " left; modality text or vision (the default of chat): " +
                                           std::to_string(llama3) + " left; at least 5000.0 tokens/s: none left)");
+    // "any" lists every modality: the encoders too.
+    CHECK(fits({{"job", job}, {"filters", {{"modality", "any"}}}})["count"] == catalog_count());
 }
 
 TEST_CASE("bad input: no machine says what to set; a pasted config that fails is named and the list stays") {
@@ -196,7 +206,7 @@ TEST_CASE("bad input: no machine says what to set; a pasted config that fails is
     const json cpu = fits({{"job", {{"ram_gb", 32}}}});
     CHECK(cpu["machine"]["cpu_only"] == true);
     CHECK(row_of(cpu, "qwen3-30b-a3b")["fit"] == "cpu");
-    const json bad = fits({{"job", {{"gpu", "rtx4090"}}},
+    const json bad = fits({{"job", {{"gpu", "rtx4090"}}}, {"filters", {{"modality", "any"}}},
                            {"configs", {{{"name", "mine.json"}, {"config", R"({"model_type":"mamba3","hidden_size":8})"}}}}});
     REQUIRE(bad["ok"] == true);
     CHECK(bad["count"] == catalog_count());

@@ -195,6 +195,7 @@ void write_row(JsonWriter& w, const FitRow& r, const BaseFields& base, FitIntent
     w.field("license", m.license).field("modality", m.modality).field("released", m.released).field("pasted", m.pasted);
     w.field("size_class", r.size).field("params_total", r.params_total).field("params_active", r.params_active);
     w.field("params_text", params_text(r.params_total) + (r.moe ? " (" + params_text(r.params_active) + " active)" : std::string()));
+    w.field("params_total_text", params_text(r.params_total)).field("params_active_text", params_text(r.params_active));
     w.field("moe", r.moe).field("trained_context", r.trained_context);
     w.field("fit", r.fit).field("fit_text", r.fit_text).field("runs", r.runs).field("status", r.status);
     w.field("symbol", r.symbol).field("verdict", r.verdict);

@@ -61,7 +61,7 @@ std::string what_fits_table(const std::string& answer_json) {
                  : serve ? pad("tok/s per user", 22) + "tok/s all users" : std::string("train tok/s")) + "\n";
     for (const auto& r : a["rows"]) {
         const bool ok = r.value("fit", "") != "unsupported";
-        std::string line = pad(cut(r.value("name", std::string()), 29), 30) + pad(cut(r.value("params_text", std::string()), 9), 10);
+        std::string line = pad(cut(r.value("name", std::string()), 29), 30) + pad(r.value("params_total_text", std::string()), 10);
         if (!ok) {
             out += line + "unsupported: " + cut(r["error"].value("message", std::string()), 80) + "\n";
             continue;

@@ -83,7 +83,7 @@ FitRow serve_row(const ListedModel& lm, const FitRequest& r) {
     row.command = launch_command(plan, layout, "").text;
     ClusterRequest cr;
     try {
-        if (!planner_request(j, cr)) return row;
+        if (!fits || !planner_request(j, cr)) return row;  // a row that does not fit has no speed to list
         const ServeResult s = serve(m, j, cr);
         const RateRange rr = serving_range();
         row.speed_known = s.tokens_per_s_per_seq > 0;
@@ -137,7 +137,7 @@ FitRow finetune_row(const ListedModel& lm, const FitRequest& r) {
     row.layers = m.config.layers;
     ClusterRequest cr;
     try {
-        if (!planner_request(j, cr)) return row;
+        if (!fits || !planner_request(j, cr)) return row;
         const TrainStep t = timed_training(m, j, cr, nullptr, nullptr);
         const RateRange rr = training_range();
         row.speed_known = t.valid && t.tokens_per_s > 0;

@@ -69,7 +69,16 @@ FitList what_fits(const std::vector<ListedModel>& models, const FitRequest& r) {
     step(!f.families.empty(), "family " + joined(f.families), [&](const ListedModel& m) { return any_of(f.families, m.family); });
     step(!f.sizes.empty(), "size " + joined(f.sizes), [&](const ListedModel& m) { return any_of(f.sizes, size_class(m.model->params.total)); });
     step(f.moe >= 0, f.moe ? "mixture of experts" : "dense", [&](const ListedModel& m) { return m.model->config.is_moe() == (f.moe == 1); });
-    step(!f.modalities.empty(), "modality " + joined(f.modalities), [&](const ListedModel& m) { return any_of(f.modalities, m.modality); });
+    // Chat is for models that generate text: without a modality asked, the chat list leaves out encoders (BERT,
+    // embedding models) and speech models (whisper.cpp, not llama.cpp, runs Whisper); the serving list leaves out
+    // encoders. "any" asks for every modality.
+    std::vector<std::string> modalities = f.modalities;
+    const bool by_default = modalities.empty() && r.intent != FitIntent::Finetune;
+    if (by_default) modalities = r.intent == FitIntent::Chat ? std::vector<std::string>{"text", "vision"}
+                                                              : std::vector<std::string>{"text", "vision", "audio"};
+    if (std::any_of(modalities.begin(), modalities.end(), [](const std::string& m) { return lower(m) == "any"; })) modalities.clear();
+    step(!modalities.empty(), "modality " + joined(modalities) + (by_default ? std::string(" (the default of ") + fit_intent_name(r.intent) + ")" : ""),
+         [&](const ListedModel& m) { return any_of(modalities, m.modality); });
     step(!f.licenses.empty(), "licence " + joined(f.licenses), [&](const ListedModel& m) { return any_of(f.licenses, m.license); });
     step(f.min_context > 0, "context of at least " + grouped_text(static_cast<double>(f.min_context)) + " tokens",
          [&](const ListedModel& m) { return m.model->config.context_length >= f.min_context; });

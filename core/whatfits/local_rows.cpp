@@ -74,7 +74,7 @@ Tried try_format(const Model& m, const Job& asked) {
     const int64_t L = m.config.layers;
     const MachinePools& pools = t.local.machine;
     if (pools.cpu_only) t.place = "cpu";
-    else if (llama_cpp_like(j) && j.n_gpu_layers >= 0 && j.n_gpu_layers < L) t.place = "partial";
+    else if (llama_cpp_like(j) && j.n_gpu_layers >= 0 && j.n_gpu_layers <= L) t.place = "partial";  // -ngl L: the output in RAM
     else if (j.experts_on_cpu || j.n_cpu_moe > 0) t.place = "experts_in_ram";
     const std::string st = t.local.status;
     // RAM not given: only what runs whole on the GPU counts (the list is capped by the GPU's memory).
@@ -117,10 +117,17 @@ void fill(FitRow& row, const Model& m, const Tried& t, bool runs) {
     row.command = t.command.text;
     const std::string place = t.place;
     row.fit = runs ? t.place : "too_large";
-    if (!runs) return;
+    if (!runs) {
+        // What it would read per token, paging or short of memory, is no speed to list.
+        row.speed_known = false;
+        row.decode_tps = row.decode_low = row.decode_high = row.prefill_tps = row.prefill_low = row.prefill_high = 0;
+        row.speed_text.clear();
+        return;
+    }
     if (place == "cpu") row.fit_text = "CPU only, in system RAM";
     else if (place == "partial")
-        row.fit_text = "partial: -ngl " + layers_text(j.n_gpu_layers, m.config.layers) + " layers on the GPU, the rest in RAM";
+        row.fit_text = "partial: -ngl " + layers_text(j.n_gpu_layers, m.config.layers) + " layers on the GPU, " +
+                       (j.n_gpu_layers == m.config.layers ? "the output layer in RAM" : "the rest in RAM");
     else if (place == "experts_in_ram")
         row.fit_text = j.experts_on_cpu ? "MoE experts of every layer in RAM (--cpu-moe)"
                                         : "MoE experts of " + layers_text(row.n_cpu_moe, m.config.layers) + " layers in RAM (--n-cpu-moe " +
@@ -149,12 +156,12 @@ FitRow chat_row(const ListedModel& lm, const FitRequest& r) {
         }
         return lo;
     };
-    auto take = [&](size_t i, const Tried& t) {
+    auto take = [&](size_t i, const Tried& t, bool runs = true) {
         const FormatId f = ladder.formats[i];
         row.job = at_format(base, f);
         row.dtype = format(f).name;
         row.format_label = format(f).label;
-        fill(row, m, t, t.runs);
+        fill(row, m, t, runs);
     };
     // 1. The largest format at or above the floor that runs whole on the GPU.
     if (!pools.cpu_only) {
@@ -187,7 +194,7 @@ FitRow chat_row(const ListedModel& lm, const FitRequest& r) {
         }
     } else {
         for (size_t i = ladder.floor + 1; i < n; ++i) {
-            if (hopeless(m, at_format(base, ladder.formats[i]), pools)) break;  // the smaller ones hold less
+            if (hopeless(m, at_format(base, ladder.formats[i]), pools)) continue;  // a smaller one may still run
             const Tried t = try_format(m, at_format(base, ladder.formats[i]));
             if (t.runs) {
                 take(i, t);
@@ -198,9 +205,7 @@ FitRow chat_row(const ListedModel& lm, const FitRequest& r) {
     // None runs: the smallest format's answer, and what it lacks.
     const size_t last = n - 1;
     const Tried t = try_format(m, at_format(base, ladder.formats[last]));
-    take(last, t);
-    row.runs = false;
-    row.fit = "too_large";
+    take(last, t, false);
     if (!ram_known) {
         const double need = compute_breakdown(m, row.job).total();
         row.fit_text = "too large for the GPU even at " + std::string(format(ladder.formats[last]).label) + ": needs " + gb_text(need) +
