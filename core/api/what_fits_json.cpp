@@ -56,8 +56,10 @@ const std::vector<ListedModel>& catalog_models() {
 std::vector<std::string> names_field(const json& v, const std::string& field) {
     std::vector<std::string> out;
     if (v.is_string()) out.push_back(text_field(v, field));
-    else if (v.is_array())
-        for (size_t i = 0; i < v.size() && i < 64; ++i) out.push_back(text_field(v[i], field + "[" + std::to_string(i) + "]"));
+    else if (v.is_array()) {
+        if (v.size() > 64) throw InputError(field, "lists at most 64 names, got " + std::to_string(v.size()));
+        for (size_t i = 0; i < v.size(); ++i) out.push_back(text_field(v[i], field + "[" + std::to_string(i) + "]"));
+    }
     else throw InputError(field, "must be a name or a list of names");
     return out;
 }
@@ -151,7 +153,8 @@ FitRequest read_request(const json& req, json& base, std::vector<ListedModel>& p
     if (req.contains("configs")) {
         const json& list = req["configs"];
         if (!list.is_array()) throw InputError("configs", "must be a list of {\"name\", \"config\"}");
-        for (size_t i = 0; i < list.size() && i < 16; ++i) {
+        if (list.size() > 16) throw InputError("configs", "lists at most 16 pasted configs, got " + std::to_string(list.size()));
+        for (size_t i = 0; i < list.size(); ++i) {
             const std::string where = "configs[" + std::to_string(i) + "]";
             const json& c = list[i];
             const std::string name = c.is_object() ? optional_text(c, "name", where + ".name", "config " + std::to_string(i + 1))
