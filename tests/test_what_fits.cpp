@@ -225,5 +225,8 @@ TEST_CASE("bad input: no machine says what to set; a pasted config that fails is
     CHECK(error_field({{"filters", {{"size", "huge"}}}}) == "filters.size");
     CHECK(error_field({{"filters", {{"colour", "red"}}}}) == "filters.colour");
     CHECK(error_field({{"machine", {}}}) == "request.machine");
+    // Bounded: at most 16 pasted configs, 64 names in a filter (docs/hostile-input.md).
+    CHECK(error_field({{"job", {{"gpu", "rtx4090"}}}, {"configs", json(std::vector<json>(17, json::object()))}}) == "configs");
+    CHECK(error_field({{"job", {{"gpu", "rtx4090"}}}, {"filters", {{"family", std::vector<std::string>(65, "x")}}}}) == "filters.family");
     CHECK(json::parse(what_fits_request("[1,2"))["error"]["field"] == "request");
 }

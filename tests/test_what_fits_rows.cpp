@@ -59,7 +59,7 @@ int check_chat(const json& machine) {
 
 }  // namespace
 
-TEST_CASE("chat rows equal the single-model answer over the whole catalog: 24 GB + 64 GB, 12 GB alone, a 128 GB Mac, CPU only") {
+TEST_CASE("chat rows equal the single-model answer over the whole catalog: 24 GB + 64 GB, 12 GB alone, Macs, CPU only, Ollama, MLX") {
     const int64_t n = static_cast<int64_t>(test::models().size());
     // Every catalog model has a row and all but the few the runtime cannot run are compared.
     CHECK(check_chat({{"gpu", "rtx4090"}, {"ram_gb", 64}}) >= n - 8);
@@ -67,6 +67,7 @@ TEST_CASE("chat rows equal the single-model answer over the whole catalog: 24 GB
     CHECK(check_chat({{"gpu", "m3-max-128"}}) >= n - 8);
     CHECK(check_chat({{"gpu", "cpu"}, {"ram_gb", 32}, {"ram_kind", "ddr5"}}) >= n - 8);
     CHECK(check_chat({{"gpu", "rtx3090"}, {"gpus", 2}, {"ram_gb", 128}, {"engine", "ollama"}, {"seq", 16384}}) >= n - 8);
+    CHECK(check_chat({{"gpu", "m4-pro-48"}, {"engine", "mlx"}}) >= n - 8);
 }
 
 TEST_CASE("serving rows equal the single-model answer: the engine's test, the memory, the KV pool and the planner's speed") {
