@@ -13,6 +13,7 @@
 #include "api/catalog.hpp"
 #include "api/intents.hpp"
 #include "api/job_text.hpp"
+#include "api/what_fits_json.hpp"
 #include "checkpoint/checkpoint.hpp"
 #include "cluster/cluster.hpp"
 #include "answers/inverse.hpp"
@@ -83,7 +84,8 @@ std::string default_models_path() {
 int run(int argc, char** argv) {
     std::string model_id = "llama-3-8b", config_path, params, models_path = default_models_path();
     bool as_json = false, list = false, plan = false, list_gpus = false, gpu_given = false, bake = false;
-    bool ladder = false, intents_only = false, search_given = false;
+    bool ladder = false, intents_only = false, search_given = false, what_fits = false;
+    json fits = {{"filters", json::object()}};  // --what-fits: the intent, the filters and the order
     std::string search, intent, fp8_recipe;
     json cluster_fields = json::object();
     std::string question, checkpoint_path;
@@ -105,9 +107,24 @@ int run(int argc, char** argv) {
         } else if (arg == "--json") as_json = true;
         else if (arg == "--bake") bake = true;
         else if (arg == "--ladder") ladder = true;
+        else if (arg == "--what-fits") what_fits = true;
+        else if (arg == "--intent") intent = value("intent"), fits["intent"] = intent;  // the question's, or the list's
+        else if (arg == "--sort") fits["sort"] = value("sort");
+        else if (arg == "--runnable") fits["filters"]["runnable"] = true;
+        else if (arg == "--family" || arg == "--size" || arg == "--modality" || arg == "--license") {
+            const std::string name = arg.substr(2), text = value("filters." + name);
+            json names = json::array();  // comma-separated: --family "Llama 3,Qwen3"
+            for (size_t at = 0, comma; at <= text.size(); at = comma + 1) {
+                comma = std::min(text.find(',', at), text.size());
+                names.push_back(text.substr(at, comma - at));
+            }
+            fits["filters"][name] = names;
+        } else if (arg == "--moe" || arg == "--min-context" || arg == "--min-tps") {
+            const std::string name = underscored(arg.substr(2));
+            fits["filters"][name] = value_from_text(value("filters." + name), name == "moe" ? ValueKind::Boolean : ValueKind::Number);
+        }
         else if (arg == "--intents") intents_only = true;
         else if (arg == "--search") search = value("search.query"), search_given = true;
-        else if (arg == "--intent") intent = value("intent");
         else if (arg == "--fp8-recipe") fp8_recipe = value("fp8");
         else if (arg == "--list") list = true;
         else if (arg == "--solve") question = value("question");
@@ -145,6 +162,26 @@ int run(int argc, char** argv) {
     }
     if (!job_fields.is_object()) throw InputError("job", "the --job file must hold a JSON object");
     job_fields.update(job_from_text(job_flags, TextSource::Flag));  // flags override the --job file's fields
+    if (what_fits) {
+        // "What can I run?" (issue 35, docs/what-fits.md): the whole catalog on this machine, plus --config.
+        fits["job"] = job_fields;
+        if (!config_path.empty()) fits["configs"] = json::array({{{"name", config_path}, {"config", read_file(config_path, "config")}}});
+        const json used = json::parse(use_catalog(read_file(models_path, "models.json")));
+        if (!used.value("ok", false)) throw InputError("models.json", used["error"].value("message", "not a catalog"));
+        const std::string answer = what_fits_request(fits.dump());
+        const json parsed = json::parse(answer);
+        if (!parsed.value("ok", false)) {  // the answer's message already starts with its field
+            std::cerr << "vramcalc: error: " << parsed["error"]["message"].get<std::string>() << "\n";
+            return 2;
+        }
+        // No machine to size against is bad input, said as one error line (the JSON answer says it too).
+        if (!parsed["empty"].is_null() && parsed["empty"].value("field", "") != "filters") {
+            std::cerr << "vramcalc: error: " << parsed["empty"].value("field", "") << ": " << parsed["empty"].value("message", "") << "\n";
+            return 2;
+        }
+        std::cout << (as_json ? parsed.dump(2) + "\n" : what_fits_table(answer));
+        return 0;
+    }
     // --gpu alone asks the planner, unless the job names a serving engine or a question.
     const bool planner_named = plan;  // --plan or a cluster flag: the planner's own error is the command's
     // A post-training job (mode grpo, dpo, ...) or several jobs on one machine answer their own question.

@@ -109,6 +109,18 @@ Your machine (llama.cpp, Ollama, MLX: both pools, the speed and the command; doc
   --bake                print the page's first view as one line of JSON (the estimate of the job and of
                         its counterpart in the other mode), for the build to write into the page
 
+What can I run? (the whole catalog on your machine, each model at its best format; docs/what-fits.md):
+  --what-fits           list every model for --gpu / --gpus / --device-gb and --ram-gb (a table; --json for all of it)
+  --intent I            chat (llama.cpp, Ollama or MLX; one user) | serve (vLLM or SGLang, --batch users × --seq
+                        tokens) | finetune (LoRA, else QLoRA, at --batch × --seq)  [chat]
+  --seq N               the context every model is sized at  [chat 8192, serve 8192, finetune 2048]
+  --sort S              size | speed | headroom | name (what runs first; ties by name)  [size]
+  --family F --size S --modality M --license L   comma-separated lists; size tiny|small|medium|large|frontier,
+                        modality text|vision|audio|encoder|any  [chat: text,vision; serve: text,vision,audio]
+  --moe true|false --min-context N --min-tps X --runnable   mixture of experts or dense, trained context,
+                        tokens/s, only what runs; --config PATH adds your config to the list
+  Any job field as --field-name value (--engine ollama, --llamacpp-version 2025-08, --wired-limit-mb N, ...).
+
 Cluster planner (throughput, interconnect, time and cost; any of these turns it on):
   --gpu ID              accelerator (see --list-gpus)                 [h100]
   --fabric ID           network between nodes                         [ib-ndr]

@@ -166,5 +166,19 @@ expect "post_train recipe" 0 "^Recipe: GRPO of a LoRA policy, TRL's GRPO with vL
 expect "post_train planner named" 2 "^vramcalc: error: job\.mode: the planner times pre-training and serving" -- --model llama-3.1-8b --intent post_train --gpu h100 --plan
 expect "answer machine ram" 0 '"text": "1 × RTX 4090 24GB, 25\.38 GB usable each; 64\.00 GB of system RAM"' -- --model gpt-oss-120b --engine llamacpp --gpu rtx4090 --ram-gb 64 --json
 
+# What can I run? (issue 35, docs/what-fits.md): the whole catalog on a machine, as a table or JSON.
+expect "what-fits: gpt-oss-120b with its experts in RAM" 0 "^gpt-oss-120b \(MoE, MXFP4\) +116\.83 B +mxfp4 +experts in RAM \(24\)" -- --what-fits --gpu rtx4090 --ram-gb 64
+expect "what-fits: Llama 3.1 8B whole in F16" 0 "^Llama 3\.1 8B +8\.03 B +fp16 +full GPU" -- --what-fits --gpu rtx4090 --ram-gb 64
+expect "what-fits: the header" 0 "^What can I run\? RTX 4090 24GB \+ 64 GB RAM .*sized at 8,192 tokens" -- --what-fits --gpu rtx4090 --ram-gb 64
+expect "what-fits json: the row's job" 0 '"dtype": "mxfp4",' -- --what-fits --gpu rtx4090 --ram-gb 64 --family gpt-oss --json
+expect "what-fits: filters, sorted by name" 0 "^Qwen3 0\.6B " -- --what-fits --gpu rtx3060 --family Qwen3 --size tiny --sort name
+expect "what-fits: filters leave none" 0 "^the filters leave none of the [0-9]+ models \(family nope: none left" -- --what-fits --gpu rtx4090 --family nope
+expect "what-fits: no machine" 2 "^vramcalc: error: job\.gpu: say what your machine has" -- --what-fits
+expect "what-fits: bad intent" 2 "^vramcalc: error: intent: must be one of chat, serve, finetune, got 'train'$" -- --what-fits --gpu rtx4090 --intent train
+expect "what-fits: a format is the list's" 2 "^vramcalc: error: job\.dtype: the list chooses each model's best format" -- --what-fits --gpu rtx4090 --dtype q4_k_m
+expect "what-fits: a pasted config that fails" 0 "config .*malformed\.config\.json: configs\[0\]\.config: malformed JSON" -- --what-fits --gpu rtx4090 --config "$fixtures/malformed.config.json"
+expect "what-fits: serve" 0 "tok/s per user" -- --what-fits --intent serve --gpu h100 --family Qwen3
+expect "what-fits: finetune, QLoRA where LoRA does not fit" 0 "^Qwen3 32B +32\.76 B +qlora +fits" -- --what-fits --intent finetune --gpu rtx4090 --family Qwen3
+
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -10,6 +10,7 @@
 #include "api/intents.hpp"
 #include "api/job_text.hpp"
 #include "api/sweep.hpp"
+#include "api/what_fits_json.hpp"
 #include "text/errors.hpp"
 
 namespace {
@@ -38,6 +39,13 @@ emscripten::val sweep_view(const std::string& job_json, const std::string& axis,
 emscripten::val answer_view(const std::string& question_json) {
     thread_local std::string answer;
     answer = vramcalc::answer_current(question_json);
+    return emscripten::val(
+        emscripten::typed_memory_view(answer.size(), reinterpret_cast<const unsigned char*>(answer.data())));
+}
+
+// "What can I run?" (issue 35): the list's bytes as a view into wasm memory, valid until the next call.
+emscripten::val what_fits_view(const std::string& request_json) {
+    const std::string& answer = vramcalc::what_fits_kept(request_json);
     return emscripten::val(
         emscripten::typed_memory_view(answer.size(), reinterpret_cast<const unsigned char*>(answer.data())));
 }
@@ -78,4 +86,7 @@ EMSCRIPTEN_BINDINGS(vramcalc) {
     emscripten::function("valueFromText", &vramcalc::value_text_request);
     // Input quoted as the core's own errors quote it (at most 60 characters, then "…" and the size; issue 37 H1).
     emscripten::function("quoteText", &vramcalc::short_text);
+    // Issue 35: "What can I run?", the whole catalog (useCatalog) on the user's machine (docs/what-fits.md).
+    emscripten::function("whatFits", &vramcalc::what_fits_request);
+    emscripten::function("whatFitsView", &what_fits_view);
 }

@@ -18,6 +18,9 @@ struct ModelEntry {
     nlohmann::json config;  // the config.json fields
     double published_params = 0;  // model card figure, for checks
     std::string source;     // where published_params comes from
+    // Issue 35's catalog fields (scripts/make_models.py): the family as people name it ("Llama 3"), the
+    // Hugging Face licence tag, the modality (text, vision, audio, encoder) and the release month.
+    std::string family, license, modality, released;
 };
 
 // Parses models.json. Throws InputError("models...") on malformed entries.

@@ -21,8 +21,9 @@ std::string required_string(const json& entry, const char* key, const std::strin
     return it->get<std::string>();
 }
 
-// The catalog use_catalog was given (the page's path; the CLI reads its own).
+// The catalog use_catalog was given (the page's path; the CLI reads its own), and how many times it was given.
 thread_local std::vector<ModelEntry> catalog;
+thread_local uint64_t catalog_generation = 0;
 
 }  // namespace
 
@@ -40,6 +41,10 @@ std::vector<ModelEntry> parse_models(const std::string& text) {
         m.name = required_string(entry, "name", where);
         m.hf_id = optional_text(entry, "hf_id", where + ".hf_id");
         m.source = optional_text(entry, "source", where + ".source");
+        m.family = optional_text(entry, "family", where + ".family");
+        m.license = optional_text(entry, "license", where + ".license");
+        m.modality = optional_text(entry, "modality", where + ".modality");
+        m.released = optional_text(entry, "released", where + ".released");
         if (entry.contains("published_params") && !entry["published_params"].is_null())
             m.published_params = number_field(entry["published_params"], where + ".published_params", 0, 1e15);
         if (!entry.contains("config") || !entry["config"].is_object())
@@ -77,7 +82,10 @@ std::string models_summary(const std::string& models_json) {
             w.field("params_total", model.params.total).field("params_active", model.params.active);
             w.field("params_total_text", params_text(model.params.total));
             w.field("params_active_text", params_text(model.params.active));
-            w.field("is_moe", model.config.is_moe()).key("config").raw(entry.config.dump()).end_object();
+            w.field("is_moe", model.config.is_moe());
+            // Issue 35's catalog fields, so the page's catalog (web/models.json) lists them for use_catalog.
+            w.field("family", entry.family).field("license", entry.license).field("modality", entry.modality);
+            w.field("released", entry.released).key("config").raw(entry.config.dump()).end_object();
         }
         return w.end_array().end_object().str();
     });
@@ -88,6 +96,7 @@ std::string use_catalog(const std::string& models_json) {
         // A summary (web/models.json, written by `vramcalc --list --json`) reads like the catalog.
         std::vector<ModelEntry> models = parse_models(models_json);
         catalog = std::move(models);
+        ++catalog_generation;
         // Job fields that name a model (speculative_model, machine_jobs[i].model) find it here (issue 36).
         set_model_resolver([](const json& ref, const std::string& field) {
             const std::string id = ref.get<std::string>();
@@ -102,6 +111,9 @@ std::string use_catalog(const std::string& models_json) {
         return w.begin_object().field("ok", true).field("count", static_cast<int64_t>(catalog.size())).end_object().str();
     });
 }
+
+const std::vector<ModelEntry>& current_catalog() { return catalog; }
+uint64_t current_catalog_generation() { return catalog_generation; }
 
 std::string search_catalog(const std::string& query) {
     return guarded([&] {

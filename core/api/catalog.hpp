@@ -3,6 +3,7 @@
 // one (issue 23): case, spaces, dashes, dots and underscores ignored; Hub ids with their
 // organisation and -Instruct / -chat / -it / -Base / -hf suffixes; short names as Ollama's
 // library calls them (llama3, phi4, r1); "did you mean …" for an id that is not there.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ std::string unknown_model_message(const std::vector<ModelEntry>& models, const s
 
 // The page's catalog, given once (as use_config gives a model): {"ok":true,"count":156}.
 std::string use_catalog(const std::string& models_json);
+// The catalog use_catalog was given last (empty before), and a count that changes each time it is given
+// (what_fits_json.cpp keeps the prepared models until then).
+const std::vector<ModelEntry>& current_catalog();
+uint64_t current_catalog_generation();
 // {"ok":true,"query","count","models":[{"id","name","hf_id","how"}]}: count is the list's length.
 std::string search_catalog(const std::string& query);
 // {"ok":true,"id","name","hf_id","how"} for an id, alias or Hub id the catalog names exactly, else

@@ -182,34 +182,37 @@ bool verdict_layout(const Model& model, const Job& job, const ClusterRequest& r,
 
 }  // namespace
 
+TrainStep timed_training(const Model& model, const Job& job, const ClusterRequest& r, const std::vector<TrainStep>* ranked_given,
+                         std::string* why) {
+    // The layout timed: the one the request gives; else the verdict's when it fits (so the planner never times a
+    // layout the verdict rejects while the verdict's own holds), else the fastest that fits.
+    if (!r.auto_layout) return train_step(model, job, r, checked_layout(model, job, r));
+    Parallel vp;
+    const bool has_verdict = verdict_layout(model, job, r, vp);
+    const TrainStep verdict = has_verdict ? train_step(model, job, r, vp) : TrainStep{};
+    if (has_verdict && verdict.fits && !why) return verdict;  // timed whatever the ranking, which only explains it
+    std::vector<TrainStep> own;
+    if (!ranked_given) own = rank_layouts(model, job, r);
+    const std::vector<TrainStep>& ranked = ranked_given ? *ranked_given : own;
+    const bool any = !ranked.empty() && ranked.front().fits;
+    if (ranked.empty() && !has_verdict) throw InputError("cluster.gpus", "no layout splits this model over " + n_text(r.gpus) + " GPUs");
+    if (has_verdict && (verdict.fits || !any)) {
+        if (why && any && !same_layout(ranked.front().layout, verdict.layout) && verdict.fits)
+            *why = "Timed as the estimate lays the job out (" + layout_text(verdict.layout) + "). " + layout_text(ranked.front().layout) +
+                   " also fits and is " + percent_text(ranked.front().tokens_per_s / verdict.tokens_per_s - 1) + " faster per GPU.";
+        return verdict;
+    }
+    if (why && has_verdict)
+        *why = "As the estimate lays the job out (" + layout_text(verdict.layout) + ") it needs " + gb_text(verdict.memory_bytes) +
+               " per GPU and does not fit; timed the fastest layout that fits, " + layout_text(ranked.front().layout) + ".";
+    return ranked.front();  // the fastest that fits (the least memory-hungry when none does)
+}
+
 void write_training(JsonWriter& w, const Model& model, const Job& job, const ClusterRequest& r, std::vector<std::string>& notes) {
     const std::vector<TrainStep> ranked = rank_layouts(model, job, r);
     const bool any = !ranked.empty() && ranked.front().fits;
-    // The layout timed: the one the request gives; else the verdict's when it fits (so the planner never times a
-    // layout the verdict rejects while the verdict's own holds), else the fastest that fits.
     std::string chosen_why;
-    TrainStep chosen;
-    if (!r.auto_layout) {
-        chosen = train_step(model, job, r, checked_layout(model, job, r));
-    } else {
-        Parallel vp;
-        const bool has_verdict = verdict_layout(model, job, r, vp);
-        const TrainStep verdict = has_verdict ? train_step(model, job, r, vp) : TrainStep{};
-        if (ranked.empty() && !has_verdict) throw InputError("cluster.gpus", "no layout splits this model over " + n_text(r.gpus) + " GPUs");
-        if (has_verdict && (verdict.fits || !any)) {
-            chosen = verdict;
-            if (any && !same_layout(ranked.front().layout, verdict.layout) && verdict.fits)
-                chosen_why = "Timed as the estimate lays the job out (" + layout_text(verdict.layout) + "). " +
-                             layout_text(ranked.front().layout) + " also fits and is " +
-                             percent_text(ranked.front().tokens_per_s / verdict.tokens_per_s - 1) + " faster per GPU.";
-        } else {
-            chosen = ranked.front();  // the fastest that fits (the least memory-hungry when none does)
-            if (has_verdict)
-                chosen_why = "As the estimate lays the job out (" + layout_text(verdict.layout) + ") it needs " +
-                             gb_text(verdict.memory_bytes) + " per GPU and does not fit; timed the fastest layout that fits, " +
-                             layout_text(chosen.layout) + ".";
-        }
-    }
+    const TrainStep chosen = timed_training(model, job, r, &ranked, &chosen_why);
     write_step(w, chosen, r);
     // The recommender only returns layouts that fit (the verdict's own per-GPU memory); when none
     // does, best is null and the least memory-hungry layout is shown, flagged, with what to change.

@@ -176,6 +176,10 @@ TrainStep train_step(const Model& model, const Job& job, const ClusterRequest& r
 // Candidate layouts for r.gpus GPUs, fastest fitting first.
 std::vector<TrainStep> rank_layouts(const Model& model, const Job& job, const ClusterRequest& r);
 ServeResult serve(const Model& model, const Job& job, const ClusterRequest& r);
+// The training layout the planner's answer times (answer_train.cpp): the request's; else the verdict's when it
+// fits, or when no layout does; else the fastest that fits. `ranked` is rank_layouts' answer (computed when null
+// and needed); `why` (optional) says why it is not the verdict's layout.
+TrainStep timed_training(const Model& model, const Job& job, const ClusterRequest& r, const std::vector<TrainStep>* ranked, std::string* why);
 
 // The whole answer as JSON text, numbers and the texts the page shows.
 std::string cluster_answer(const Model& model, const Job& job, const ClusterRequest& r);

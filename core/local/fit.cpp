@@ -39,6 +39,11 @@ int64_t largest_ngl(const Model& m, Job j, double target) {
 
 }  // namespace
 
+bool fits_as_set(const Model& m, const Job& j) {
+    if (j.machine.cpu_only || device_bytes(j) <= 0) return false;
+    return total_of(m, j) <= target_of(j);
+}
+
 int64_t smallest_n_cpu_moe(const Model& m, const Job& job, bool& found, double& total_at, double& total_next) {
     if (!m.config.is_moe())
         throw InputError("job.n_cpu_moe", "moves the routed experts of mixture-of-experts layers to RAM; this model is dense "
@@ -86,7 +91,7 @@ Job runtime_job(const Model& m, const Job& job, FitReport& r) {
         // No --fit (llama.cpp before 2025-12 runs out of memory with every layer asked for; Ollama before 0.30
         // places layers itself, llm/memory.go EstimateGPULayers): the most layers that fit, as the command
         // then says with -ngl.
-        if (job.n_gpu_layers >= 0 || total_of(m, j) <= device_bytes(j)) return j;
+        if (job.n_gpu_layers >= 0 || fits_as_set(m, j)) return j;
         r.ran = true;
         const int64_t ngl = largest_ngl(m, j, device_bytes(j));
         j.n_gpu_layers = ngl;
@@ -99,7 +104,7 @@ Job runtime_job(const Model& m, const Job& job, FitReport& r) {
     r.ran = true;
     const double target = target_of(j);
     const std::string who = "--fit";
-    if (total_of(m, j) <= target) {
+    if (fits_as_set(m, j)) {
         r.text = who + ": the model fits as set" + (j.ctx_auto ? " with its full context of " + grouped(j.seq) + " tokens" : "");
         return j;
     }

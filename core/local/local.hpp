@@ -28,6 +28,10 @@ struct FitReport {
 };
 // The job as the runtime runs it on the job's machine; `model` gives the trained context.
 Job runtime_job(const Model& model, const Job& job, FitReport& report);
+// Whether the runtime loads the job as set, every layer and expert where the job puts them: the fullest GPU
+// within its memory, less fit_target_mib when --fit is on. runtime_job changes nothing then (the first test
+// of --fit and of the older runtimes' placement). False on a machine without a GPU.
+bool fits_as_set(const Model& model, const Job& job);
 // llama.cpp --solve n_cpu_moe: the smallest N with the routed experts of the first N layers in RAM that
 // keeps every GPU within its memory less fit_target_mib (the margin --fit keeps). found = false when even
 // N = every layer does not fit. Throws InputError for a dense model.
