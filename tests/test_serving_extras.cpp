@@ -127,21 +127,21 @@ TEST_CASE("an LLM, an embedder and a reranker on one 24 GB GPU: one verdict, the
                                                     {{"model", "bge-m3"}, {"head", "sequence_classification"}, {"num_labels", 1},
                                                      {"engine", "hf"}, {"batch", 16}, {"seq", 1024}}})}};
     const Estimate e = estimate(llm, test::job(job));
-    REQUIRE(e.machine.active);
-    REQUIRE(e.machine.jobs.size() == 3);
+    REQUIRE(e.colocation.active);
+    REQUIRE(e.colocation.jobs.size() == 3);
     const double device = gpu_bytes(*test::job(job).gpu);
     // vLLM holds its share of the whole GPU (0.21+: its graphs inside it).
-    CHECK(e.machine.jobs[0].bytes == doctest::Approx(0.6 * device).epsilon(1e-9));
+    CHECK(e.colocation.jobs[0].bytes == doctest::Approx(0.6 * device).epsilon(1e-9));
     // The embedder: its own process (1.0 GB of CUDA context), BF16 weights of XLM-R large (568 M), one forward.
     const Model bge = test::model("bge-m3");
     const Estimate embed = estimate(bge, test::job({{"engine", "hf"}, {"gpu", "rtx4090"}, {"batch", 32}, {"seq", 512}}));
-    CHECK(e.machine.jobs[1].bytes == doctest::Approx(embed.breakdown.total()));
+    CHECK(e.colocation.jobs[1].bytes == doctest::Approx(embed.breakdown.total()));
     CHECK(embed.breakdown.bytes[kWeights] == doctest::Approx(bge.params.total * 2));
     double sum = 0;
-    for (const MachineEntry& j : e.machine.jobs) sum += j.bytes;
-    CHECK(e.machine.total_bytes == doctest::Approx(sum));
-    CHECK(e.machine.fits == (sum <= device));
-    CHECK(e.machine.fits);
+    for (const ColocationEntry& j : e.colocation.jobs) sum += j.bytes;
+    CHECK(e.colocation.total_bytes == doctest::Approx(sum));
+    CHECK(e.colocation.fits == (sum <= device));
+    CHECK(e.colocation.fits);
     // Two vLLM instances at 0.9 and 0.3: 1.2 of one GPU, refused naming the second's share.
     json two = {{"engine", "vllm"}, {"gpu", "h100"},
                 {"machine_jobs", json::array({{{"model", "qwen2.5-0.5b"}, {"engine", "vllm"}, {"gpu_memory_utilization", 0.3}}})}};

@@ -11,7 +11,7 @@
 #include "model/heads.hpp"
 #include "answers/inverse.hpp"
 #include "api/local_json.hpp"
-#include "api/machine_json.hpp"
+#include "api/colocation_json.hpp"
 #include "api/posttrain_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
@@ -212,7 +212,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
     if (e.post.active) write_posttrain(w.key("posttrain"), job, e);  // core/api/posttrain_json.cpp
-    if (e.machine.active) write_machine(w.key("machine"), e.machine);  // core/api/machine_json.cpp
+    if (e.colocation.active) write_colocation(w.key("colocation"), e.colocation);  // core/api/colocation_json.cpp
     // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
     w.field("units", unit_name(job.units));
     write_verdict(w.key("verdict"), e.verdict);
