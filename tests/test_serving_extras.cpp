@@ -1,7 +1,9 @@
 // Serving beside the model (issue 36), each figure derived by hand from the engines' code:
 // speculative decoding's proposer (a draft model, an EAGLE-3 head, DeepSeek-V3's MTP layer),
 // multi-LoRA slots (vllm/lora/layers/base_linear.py) and several jobs on one GPU.
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <doctest/doctest.h>
 
@@ -151,5 +153,38 @@ TEST_CASE("an LLM, an embedder and a reranker on one 24 GB GPU: one verdict, the
     // A machine job on another GPU is refused.
     two["machine_jobs"][0]["gpu"] = "a100-80";
     CHECK(error_field(llm, two) == "job.machine_jobs[0].gpu");
+    set_model_resolver(nullptr);
+}
+
+// options().field_modes, which the page follows to leave a field out of another mode's job: each field listed is
+// refused, naming itself, in a mode outside its list when given a value that takes effect there (hand-picked per
+// field from finish_posttrain / finish_serving_extras), and read in a mode of its list.
+TEST_CASE("field_modes: a mode-bound field is refused outside its modes and read inside them") {
+    use_test_catalog();
+    const Model m = test::model("qwen2.5-0.5b");
+    std::map<std::string, std::vector<std::string>> modes;
+    for (const ModeBoundField& f : mode_bound_fields()) modes[f.field] = f.modes;
+    const json values = {{"policy", "lora"}, {"beta", 0.1}, {"num_generations", 4}, {"max_completion_length", 256},
+                         {"use_vllm", true}, {"vllm_gpu_memory_utilization", 0.4}, {"sleep_mode", 1},
+                         {"precompute_ref_log_probs", true}, {"speculative_method", "ngram"}, {"enable_lora", true},
+                         {"machine_jobs", json::array({{{"model", "qwen2.5-0.5b"}, {"engine", "hf"}}})}};
+    for (const auto& [key, value] : values.items()) {
+        REQUIRE_MESSAGE(modes.count(key), key);
+        const std::vector<std::string>& in = modes[key];
+        const std::string inside = in.front();
+        std::string outside;
+        for (const std::string c : {"grpo", "dpo", "train", "inference"})
+            if (outside.empty() && std::find(in.begin(), in.end(), c) == in.end()) outside = c;
+        json job = {{key, value}, {"gpu", "h100"}, {"batch", 8}};
+        if (key == "speculative_method") job["engine"] = "vllm";
+        job["mode"] = inside;
+        CHECK_MESSAGE(error_field(m, job) == "", key, " in mode ", inside);
+        job["mode"] = outside;
+        if (outside != "inference") job.erase("engine");
+        CHECK_MESSAGE(error_field(m, job) == "job." + key, key, " in mode ", outside);
+    }
+    CHECK(modes["num_generations"] == std::vector<std::string>{"grpo", "ppo", "rloo"});
+    CHECK(modes["precompute_ref_log_probs"] == std::vector<std::string>{"dpo", "kto"});
+    CHECK(modes["machine_jobs"] == std::vector<std::string>{"inference", "train", "lora", "qlora"});
     set_model_resolver(nullptr);
 }

@@ -326,6 +326,14 @@ std::string options_json() {
     list("vllm_modes", {"colocate", "server"});
     list("speculative_methods", spec_method_names());
     list("posttrain_questions", posttrain_question_names());
+    // The fields that apply to some modes only, each with its modes (the page sends them for those modes only).
+    w.key("field_modes").begin_object();
+    for (const ModeBoundField& f : mode_bound_fields()) {
+        w.key(f.field.c_str()).begin_array();
+        for (const std::string& m : f.modes) w.value(m);
+        w.end_array();
+    }
+    w.end_object();
     return w.end_object().str();
 }
 

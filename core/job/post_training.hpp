@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vramcalc {
 
@@ -47,6 +48,15 @@ struct PostTraining {
     bool reward_model = false;             // a reward model (the policy's architecture) scores the completions
     bool deepspeed_enable_sleep = false;   // OpenRLHF --deepspeed_enable_sleep: trainer states in host RAM while vLLM generates
 };
+
+// The job fields that apply to some modes only, with those modes (core/job/posttrain_fields.cpp): another mode
+// refuses them, naming the field. The page leaves such a field out of the job it sends for another mode (options
+// `field_modes`), as it leaves out a serving engine for training.
+struct ModeBoundField {
+    std::string field;
+    std::vector<std::string> modes;
+};
+std::vector<ModeBoundField> mode_bound_fields();
 
 inline bool post_training(const PostTraining& p) { return p.mode != PostMode::None; }
 // The modes that generate their own completions each step.

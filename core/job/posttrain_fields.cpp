@@ -20,6 +20,18 @@ const Choice<VllmMode> kVllmModes[] = {{"colocate", VllmMode::Colocate}, {"serve
 
 std::string count(int64_t n) { return std::to_string(n); }
 
+// Fields of the post-training modes only, and of the modes that generate (checked in finish_posttrain).
+const char* const kPostOnly[] = {"policy", "beta", "precompute_ref_log_probs", "ref_param_offload", "ref_dtype"};
+const char* const kOnline[] = {"num_generations", "max_prompt_length", "max_completion_length", "generation_batch_size",
+                               "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_mode",
+                               "vllm_enable_sleep_mode", "vllm_tensor_parallel_size", "vllm_gpus",
+                               "vllm_max_model_length", "vllm_shares_weights", "reward_model", "deepspeed_enable_sleep"};
+// Serving settings (finish_serving_extras refuses speculative decoding and LoRA slots in training), and the
+// jobs sharing the GPU (refused beside a post-training job).
+const char* const kServingOnly[] = {"speculative_method", "speculative_model", "num_speculative_tokens", "draft_max",
+                                    "draft_vocab_size", "n_gpu_layers_draft", "ctx_size_draft", "enable_lora", "max_loras",
+                                    "max_loras_per_batch", "max_lora_rank", "max_cpu_loras"};
+
 // The rollout engine's job: vLLM as the version given resolves it (core/job/vllm_versions.cpp),
 // with the settings the trainer passes to LLM(...) (TRL vllm_generation.py VLLMGeneration:
 // gpu_memory_utilization, max_num_batched_tokens 4096, the LLM class). The device, batch and
@@ -106,14 +118,22 @@ const char* posttrain_field_names() {
            "precompute_ref_log_probs, ref_param_offload, reward_model, deepspeed_enable_sleep, ref_dtype, transformers_version";
 }
 
+std::vector<ModeBoundField> mode_bound_fields() {
+    std::vector<std::string> post, online = {"grpo", "ppo", "rloo"}, plain;
+    for (const char* m : post_mode_names()) post.push_back(m);
+    for (const char* m : mode_names()) plain.push_back(m);
+    std::vector<ModeBoundField> out;
+    for (const char* key : kPostOnly) out.push_back({key, key == std::string("precompute_ref_log_probs") ? std::vector<std::string>{"dpo", "kto"} : post});
+    for (const char* key : kOnline) out.push_back({key, online});
+    for (const char* key : kServingOnly) out.push_back({key, {"inference"}});
+    out.push_back({"machine_jobs", plain});
+    return out;
+}
+
 void finish_posttrain(const json& j, Job& job) {
     PostTraining& p = job.post;
-    static const char* const kOnline[] = {"num_generations", "max_prompt_length", "max_completion_length", "generation_batch_size",
-                                          "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_mode",
-                                          "vllm_enable_sleep_mode", "vllm_tensor_parallel_size", "vllm_gpus",
-                                          "vllm_max_model_length", "vllm_shares_weights", "reward_model", "deepspeed_enable_sleep"};
     if (!post_training(p)) {
-        for (const char* key : {"policy", "beta", "precompute_ref_log_probs", "ref_param_offload", "ref_dtype"})
+        for (const char* key : kPostOnly)
             if (j.contains(key))
                 throw InputError(std::string("job.") + key, "applies to a post-training mode (mode dpo, kto, orpo, grpo, ppo or rloo)");
         for (const char* key : kOnline)
