@@ -15,7 +15,7 @@ import { estimate, estimatePair, estimatePairNow, chart, matrix, solve, ladder, 
   onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, yourJobFields } from './state.js';
-import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
+import { readJob, coreJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
@@ -26,6 +26,9 @@ import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
 import { yourControl, yoursFromQuery } from './panels/your-gpus.js';
+import { renderPosttrain } from './panels/posttrain.js';
+import { renderServingExtras } from './panels/serving-extras.js';
+import { renderColocation, colocationControl } from './panels/colocation.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
@@ -74,7 +77,7 @@ function clearCoreStatus() {
 function controlFor(field) {
   if (field.startsWith('job.')) {
     const key = field.slice(4).split(/[.[]/)[0];
-    return yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
+    return colocationControl(field) ?? yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
   }
   if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
   if (field.startsWith('checkpoint')) return $('checkpoint-file');
@@ -178,7 +181,7 @@ async function setupFor(q, signal) {
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
   const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
   Object.assign(job, yourJobFields(yours, units));
-  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
+  if (q.has('machine_jobs')) job.machine_jobs = q.get('machine_jobs');
   let text = null;
   let title = 'pasted config';
   let refused = null;  // the core's error for a model id the catalog does not have
@@ -196,7 +199,7 @@ async function setupFor(q, signal) {
   } else {
     text = pastedConfigOf(q) || null;
   }
-  const result = text ? await estimate(text, job, { signal })
+  const result = text ? await estimate(text, coreJob(job), { signal })
     : { ok: false, error: refused ?? { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
   // A refused setup's fields are not the core's reading: they stay out of its subtitle (issue 37 L10: "NaN × 4096").
   const j = result.job;
@@ -333,6 +336,9 @@ async function compute() {
   state.resultConfig = text;
   state.other = other;
   renderResults(result, other, { name: modelName(), options: page.options });
+  renderPosttrain(result);  // issue 36: the post-training step, the serving extras, the shared GPU
+  renderServingExtras(result);
+  renderColocation(result);
   lastGood = { text, job, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;

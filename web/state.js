@@ -21,6 +21,7 @@ export const state = {
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
+  machineJobs: '',     // the other models on the GPU (job field machine_jobs), as JSON text (panels/colocation.js)
   result: null,        // last good estimate and its counterpart
   other: null,
 };

@@ -1,6 +1,7 @@
 // <vram-calc> custom element: one script tag, then
 //   <vram-calc model="llama-3-8b" mode="train" batch="4"></vram-calc>
-// Any job field works as an attribute (kv-dtype or kv_dtype), and so do
+// Any job field works as an attribute (kv-dtype or kv_dtype; machine-jobs takes the JSON list the CLI's
+// --machine-jobs takes), and so do
 // theme="light|dark|auto" (light by default: a white blog stays white when the
 // reader's OS is dark; auto follows the OS), compact (the total and the verdict,
 // no breakdown) and calculator (the full calculator's page, for the link). Flags take
@@ -20,7 +21,7 @@
 // why in plain words. Errors are the core's own text, led by the field's label
 // ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean".
 import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus, quoted } from './vramcalc-client.js';
-import { renderBar, renderBreakdownRows, el } from './render.js';
+import { renderBar, renderBreakdownRows, renderPhases, el } from './render.js';
 import { stateLink } from './link.js';
 
 const base = new URL('./', import.meta.url);
@@ -34,7 +35,8 @@ try {
 } catch (e) {
   startError = e;
 }
-const jobKeys = Object.keys(defaults);
+// The job fields, and the models sharing the GPU (issue 36: machine_jobs has no default, so it is listed here).
+const jobKeys = defaults.mode === undefined ? [] : [...Object.keys(defaults), 'machine_jobs'];
 const attributeName = (key) => key.replaceAll('_', '-');
 
 // The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
@@ -61,11 +63,17 @@ function build(root) {
     tbody: el('tbody'),
     fit: el('p', { class: 'fit' }),
     ratio: el('p', { class: 'ratio' }),
+    // A post-training mode (issue 36): the peak phase, the phases to one scale, the inverse answers.
+    post: el('div', { class: 'post', hidden: '' }),
+    peak: el('p', { class: 'peak' }),
+    phases: el('ol', { class: 'phases', 'aria-label': 'The phases of one step, in order' }),
+    limits: el('p', { class: 'limits' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.ratio);
+  parts.post.append(parts.peak, parts.phases, parts.limits);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -134,6 +142,22 @@ class VramCalc extends HTMLElement {
     else this.removeAttribute('aria-busy');
   }
 
+  // A post-training step: its peak phase, every phase to the peak's scale, the longest completion and the most
+  // completions per prompt that fit (the core's texts).
+  #showPosttrain(post) {
+    const p = this.#parts;
+    p.post.hidden = !post;
+    if (!post) {
+      delete this.dataset.peak;
+      return;
+    }
+    const peak = post.phases.find((phase) => phase.peak);
+    p.peak.textContent = peak ? `${modeTitle(post.mode)}: the peak is ${post.peak_label}, ${peak.text}` : '';
+    renderPhases(p.phases, post, false);
+    p.limits.textContent = post.limits.map((l) => l.text).join('; ');
+    this.dataset.peak = post.peak_phase;
+  }
+
   // Nothing of an earlier answer stays beside an error: the numbers go with it.
   #showError(message) {
     const p = this.#parts;
@@ -145,7 +169,9 @@ class VramCalc extends HTMLElement {
     p.total.replaceChildren();
     p.fit.textContent = '';
     p.ratio.textContent = '';
+    p.post.hidden = true;
     delete this.dataset.total;
+    delete this.dataset.peak;
     this.dataset.error = message;
   }
 
@@ -186,7 +212,9 @@ class VramCalc extends HTMLElement {
     p.name.textContent = name;
     const page = calculatorURL(this.getAttribute('calculator'));
     p.link.hidden = !page;
-    if (page) p.link.href = await stateLink(page, new URLSearchParams({ model: model?.id ?? id, ...job }));
+    // A list (machine_jobs) travels as the JSON text the page reads.
+    const linked = Object.entries(job).map(([key, value]) => [key, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
+    if (page) p.link.href = await stateLink(page, new URLSearchParams([['model', model?.id ?? id], ...linked]));
     else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
@@ -199,7 +227,9 @@ class VramCalc extends HTMLElement {
     renderBar(p.bar, result);
     // A blog needs only the terms this job has (no "KV cache 0.00 GB" under training); the page lists them all.
     renderBreakdownRows(p.tbody, { ...result, terms: result.terms.filter((t) => t.bytes > 0) }, false);
-    p.fit.textContent = result.verdict.text;  // the core's verdict: on the reader's gpu="…", or what the job needs
+    // The core's verdict: on the reader's gpu="…", or what the job needs; with machine-jobs, the shared GPU's first.
+    p.fit.textContent = result.colocation ? `${result.colocation.verdict}. This job alone: ${result.verdict.text}` : result.verdict.text;
+    this.#showPosttrain(result.posttrain);
     p.ratio.textContent = `Raw weights ${result.weights_reference_text}; this job needs ${result.ratio_text} that.`;
     this.dataset.total = result.total_text;
     this.dispatchEvent(new CustomEvent('vramcalc-update', { detail: result }));

@@ -14,7 +14,8 @@ const labelOf = (key) => $(key)?.labels?.[0]?.textContent.trim() || key;
 // answer: the core's intents(); context: { fieldIds, defaults }; onApply(intent) recomputes.
 export function initIntents(answer, { fieldIds, defaults }, onApply) {
   const box = $('intents');
-  const list = answer?.intents ?? [];
+  // The four entry points, then post-training (issue 36: the core lists it apart, under post_train).
+  const list = [...(answer?.intents ?? []), ...(answer?.post_train ?? [])];
   box.hidden = !list.length;
   const note = el('p', { id: 'intent-note', class: 'hint', 'aria-live': 'polite' });
   const buttons = list.map((intent) => {
