@@ -57,7 +57,9 @@ function catalogText(models) {
 }
 // A job with a field that names a model by id (issue 36): the core resolves it in the catalog, handed to the
 // worker first (it keeps it); such a job's totals are not asked of the page's own thread (estimatePairNow).
-const namesModels = (job) => job?.machine_jobs !== undefined || (typeof job?.speculative_model === 'string' && job.speculative_model !== '');
+// (A job, or a question whose `job` it is.)
+const namesModels = (job) => job?.machine_jobs !== undefined || (typeof job?.speculative_model === 'string' && job.speculative_model !== '') ||
+  (job?.job !== undefined && namesModels(job.job));
 async function catalogFirst(job, opts) {
   if (!namesModels(job)) return null;
   const models = await loadModels().catch(() => null);

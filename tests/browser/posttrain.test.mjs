@@ -5,8 +5,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { offlineCalculator, openCalculator, settled, stateOf, watchPage, repo } from './harness.mjs';
+import { offlineCalculator, openCalculator, settled, stateOf, watchPage, screenshot, repo } from './harness.mjs';
 
 const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
 const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' }));
@@ -15,6 +17,16 @@ const env = offlineCalculator();
 // The post-train intent's preset (core/job/intents.cpp) on an H100, as CLI flags.
 const GRPO = ['--model', 'qwen2.5-7b', '--mode', 'grpo', '--framework', 'trl', '--policy', 'lora', '--use-vllm', 'true',
   '--vllm-mode', 'colocate', '--num-generations', '8', '--max-completion-length', '1024', '--gpu', 'h100'];
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+async function axe(page) {
+  await page.evaluate(axeSource);  // the strict CSP refuses an inline script tag
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
 
 // The post-training panel as shown: each phase's name and total (the peak marked), the peak line, the inverse answers.
 const shownPosttrain = (page) => page.evaluate(() => {
@@ -215,4 +227,34 @@ test('the widget with mode="grpo": the post-training peak and phases are the CLI
   assert.match(error, /num_generations\)?: must divide the global batch of 8 completions/);
   assert.equal(await demo.evaluate(() => document.getElementById('grpo').dataset.total ?? null), null);
   assert.deepEqual(demo.jsErrors, []);
+});
+
+test('the post-training view and a shared GPU: no horizontal overflow at 390 and 1280 px, axe clean in light and dark', async () => {
+  const views = {
+    posttrain: `model=qwen2.5-7b&gpu=h100&mode=grpo&framework=trl&policy=lora&use_vllm=true&max_completion_length=1024`,
+    colocation: `model=llama-3.1-8b&engine=vllm&gpu_memory_utilization=0.6&gpu=rtx4090&speculative_method=ngram&enable_lora=true` +
+      `&machine_jobs=${encodeURIComponent(JSON.stringify([{ model: 'bge-m3', engine: 'hf', batch: 32, seq: 512 }, { model: 'qwen3-0.6b', engine: 'vllm', gpu_memory_utilization: 0.3 }]))}`,
+  };
+  for (const [name, query] of Object.entries(views)) {
+    const page = await openCalculator(env.context, `${env.server.url}index.html?${query}`);
+    await page.evaluate(() => { document.getElementById('recipe-box').open = true; });
+    await settled(page);
+    assert.equal(await page.locator(name === 'posttrain' ? '#posttrain-panel' : '#colocation-answer').isVisible(), true, name);
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        const { scroll, inner, wide } = await page.evaluate(() => ({
+          scroll: document.documentElement.scrollWidth, inner: window.innerWidth,
+          wide: [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1
+            && !e.closest('.table-wrap')).slice(0, 5).map((e) => e.id || e.className || e.tagName),
+        }));
+        assert.ok(scroll <= inner, `${name}, ${scheme} ${width}px: page is ${scroll}px wide (${wide.join(', ')})`);
+        if (scheme === 'light') await screenshot(page, `${name}-${width}`, { fullPage: width === 390 });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+      assert.deepEqual(await axe(page), [], `${name}, ${scheme}`);
+    }
+    assert.deepEqual(page.jsErrors, []);
+  }
 });

@@ -158,10 +158,11 @@ export function colocationControl(field) {
   return $(`colocation-${m[1]}-${key}`) ?? $(`colocation-${m[1]}-model`);
 }
 
-// The core's answer for the shared GPU: its verdict first, then each job.
+// The core's answer for the shared GPU: its verdict first, then each job. (`colocation` of the estimate; the one
+// answer of issue 33 carries the same object as its machine part's `shared`.)
 export function renderColocation(result) {
   const box = $('colocation-answer');
-  const c = result.colocation;
+  const c = result.colocation ?? result.machine?.shared;
   box.hidden = !c;
   if (!c) {
     box.replaceChildren();
