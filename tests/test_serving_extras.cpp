@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include "api/sweep.hpp"
 #include "hardware/gpus.hpp"
 #include "helpers.hpp"
 #include "text/errors.hpp"
@@ -187,4 +188,26 @@ TEST_CASE("field_modes: a mode-bound field is refused outside its modes and read
     CHECK(modes["precompute_ref_log_probs"] == std::vector<std::string>{"dpo", "kto"});
     CHECK(modes["machine_jobs"] == std::vector<std::string>{"inference", "train", "lora", "qlora"});
     set_model_resolver(nullptr);
+}
+
+// The precision × mode matrix of a post-training job (the page shows it under every job): each cell is the policy's
+// job in that mode without the fields the mode refuses, equal to the cell of the same job given without them (the
+// checkpointing given to both: the matrix holds the job's own across its cells, and TRL's GRPO preset checkpoints).
+TEST_CASE("matrix of a GRPO job: its cells are those of the policy's plain job") {
+    const std::string config = find_model(test::models(), "qwen2.5-0.5b").config.dump();
+    REQUIRE(json::parse(use_config(config))["ok"] == true);
+    const json grpo = json::parse(matrix_json(R"({"mode": "grpo", "framework": "trl", "policy": "lora", "use_vllm": true,
+        "num_generations": 4, "max_completion_length": 256, "beta": 0.04, "gpu": "h100", "batch": 8, "checkpointing": "none"})"));
+    const json plain = json::parse(matrix_json(R"({"framework": "trl", "gpu": "h100", "batch": 8, "checkpointing": "none"})"));
+    REQUIRE(grpo["ok"] == true);
+    REQUIRE(plain["ok"] == true);
+    int numbers = 0;
+    for (size_t r = 0; r < plain["rows"].size(); ++r)
+        for (size_t c = 0; c < plain["rows"][r]["cells"].size(); ++c) {
+            const json& want = plain["rows"][r]["cells"][c];
+            CHECK(grpo["rows"][r]["cells"][c] == want);
+            numbers += want.contains("total_bytes");
+        }
+    CHECK(numbers >= 40);  // 4 modes × the formats each mode takes
+    CHECK(grpo["rows"][0]["cells"][0].contains("total_bytes"));
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace vramcalc {
 
 struct Job;
@@ -57,6 +59,9 @@ struct ModeBoundField {
     std::vector<std::string> modes;
 };
 std::vector<ModeBoundField> mode_bound_fields();
+// A job request for another mode (the precision × mode matrix's cells): `request` without the fields `mode`
+// refuses, its mode set to `mode`.
+nlohmann::json job_for_mode(nlohmann::json request, const std::string& mode);
 
 inline bool post_training(const PostTraining& p) { return p.mode != PostMode::None; }
 // The modes that generate their own completions each step.

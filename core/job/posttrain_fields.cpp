@@ -1,6 +1,7 @@
 // The post-training fields of a job (job/post_training.hpp), read once into typed values, and
 // the checks the frameworks themselves make (TRL's GRPOConfig.__post_init__, vLLM's share of
 // the GPU), each an InputError naming its field.
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -128,6 +129,13 @@ std::vector<ModeBoundField> mode_bound_fields() {
     for (const char* key : kServingOnly) out.push_back({key, {"inference"}});
     out.push_back({"machine_jobs", plain});
     return out;
+}
+
+json job_for_mode(json request, const std::string& mode) {
+    for (const ModeBoundField& f : mode_bound_fields())
+        if (std::find(f.modes.begin(), f.modes.end(), mode) == f.modes.end()) request.erase(f.field);
+    request["mode"] = mode;
+    return request;
 }
 
 void finish_posttrain(const json& j, Job& job) {

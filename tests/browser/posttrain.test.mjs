@@ -78,6 +78,9 @@ test('Post-train (RL / DPO): GRPO of Qwen2.5-7B with LoRA on an H100, vLLM coloc
   const r = want.posttrain.rollout;
   assert.ok(shown.rollout[0].startsWith(`Generating: ${r.awake_text} (`), shown.rollout[0]);
   assert.ok(shown.rollout[1].startsWith(`While the policy trains: ${r.asleep_text} (`), shown.rollout[1]);
+  // The precision × mode matrix is the policy's, in each mode (the core drops the fields a cell's mode refuses).
+  const cells = await page.locator('#matrix tbody td').allTextContents();
+  assert.ok(cells.filter((c) => /\d GB/.test(c)).length >= 40, cells.join(' | '));
   // The post-training fields show; the serving ones and "+ add a model" do not.
   assert.equal(await page.isVisible('#num_generations'), true);
   assert.equal(await page.isVisible('#colocation-add'), false);
