@@ -172,7 +172,7 @@ test('+ add a model: the shared GPU\'s verdict and each job\'s figures are the C
   await page.fill('#colocation-0-batch', '32');
   await page.fill('#colocation-0-seq', '512');
   const want = native([...base, '--machine-jobs', JSON.stringify([{ model: 'bge-m3', engine: 'hf', batch: 32, seq: 512 }])]);
-  const c = want.colocation;
+  const c = want.colocation ?? want.machine?.shared;  // the one answer (issue 33) carries it as machine.shared
   assert.equal(await page.locator('.colocation-verdict').innerText(), c.verdict);
   const rows = await page.locator('.colocation-jobs tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
   assert.deepEqual(rows, c.jobs.map((j) => [j.label, j.engine === 'hf' ? 'transformers' : 'vLLM', j.text, `${j.own_fits ? '✓' : '✗'} ${j.why}`,
@@ -191,7 +191,7 @@ test('+ add a model: the shared GPU\'s verdict and each job\'s figures are the C
   assert.equal(await page.getAttribute('#colocation-0-share', 'aria-invalid'), 'true');
   await page.fill('#colocation-0-share', '0.3');
   const two = native([...base, '--machine-jobs', JSON.stringify([{ model: 'bge-m3', engine: 'vllm', batch: 32, seq: 512, gpu_memory_utilization: 0.3 }])]);
-  assert.equal(await page.locator('.colocation-verdict').innerText(), two.colocation.verdict);
+  assert.equal(await page.locator('.colocation-verdict').innerText(), (two.colocation ?? two.machine?.shared).verdict);
   // Removed: the job alone again.
   await page.click('#colocation-0-remove');
   assert.equal(await page.locator('#colocation-answer').isVisible(), false);
