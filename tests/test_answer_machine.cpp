@@ -135,6 +135,6 @@ TEST_CASE("several models on one GPU: one `machine` in the answer, their shared 
     json with_gpu = job;
     with_gpu["gpu"] = "rtx4090";
     const json e = json::parse(estimate_request(config_of("qwen2.5-7b"), with_gpu.dump()));
-    CHECK(a["machine"]["shared"] == e["machine"]);
+    CHECK(a["machine"]["shared"] == e["colocation"]);
     CHECK(a["machine"]["shared"]["jobs"].size() == 2);
 }

@@ -49,7 +49,7 @@ double quantity(const std::string& q, const Model& m, const Estimate& e) {
     // head (DeepSeek-V3's model.layers.61.embed_tokens and shared_head.head; vLLM shares them).
     if (q == "spec_params_stored")
         return e.serving.spec_params + 2.0 * static_cast<double>(m.config.vocab) * static_cast<double>(m.config.hidden);
-    if (q == "machine_total") return e.machine.total_bytes;
+    if (q == "colocation_total") return e.colocation.total_bytes;
     throw std::runtime_error("posttrain.json: unknown quantity " + q);
 }
 

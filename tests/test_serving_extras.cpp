@@ -1,10 +1,13 @@
 // Serving beside the model (issue 36), each figure derived by hand from the engines' code:
 // speculative decoding's proposer (a draft model, an EAGLE-3 head, DeepSeek-V3's MTP layer),
 // multi-LoRA slots (vllm/lora/layers/base_linear.py) and several jobs on one GPU.
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <doctest/doctest.h>
 
+#include "api/sweep.hpp"
 #include "hardware/gpus.hpp"
 #include "helpers.hpp"
 #include "text/errors.hpp"
@@ -127,21 +130,21 @@ TEST_CASE("an LLM, an embedder and a reranker on one 24 GB GPU: one verdict, the
                                                     {{"model", "bge-m3"}, {"head", "sequence_classification"}, {"num_labels", 1},
                                                      {"engine", "hf"}, {"batch", 16}, {"seq", 1024}}})}};
     const Estimate e = estimate(llm, test::job(job));
-    REQUIRE(e.machine.active);
-    REQUIRE(e.machine.jobs.size() == 3);
+    REQUIRE(e.colocation.active);
+    REQUIRE(e.colocation.jobs.size() == 3);
     const double device = gpu_bytes(*test::job(job).gpu);
     // vLLM holds its share of the whole GPU (0.21+: its graphs inside it).
-    CHECK(e.machine.jobs[0].bytes == doctest::Approx(0.6 * device).epsilon(1e-9));
+    CHECK(e.colocation.jobs[0].bytes == doctest::Approx(0.6 * device).epsilon(1e-9));
     // The embedder: its own process (1.0 GB of CUDA context), BF16 weights of XLM-R large (568 M), one forward.
     const Model bge = test::model("bge-m3");
     const Estimate embed = estimate(bge, test::job({{"engine", "hf"}, {"gpu", "rtx4090"}, {"batch", 32}, {"seq", 512}}));
-    CHECK(e.machine.jobs[1].bytes == doctest::Approx(embed.breakdown.total()));
+    CHECK(e.colocation.jobs[1].bytes == doctest::Approx(embed.breakdown.total()));
     CHECK(embed.breakdown.bytes[kWeights] == doctest::Approx(bge.params.total * 2));
     double sum = 0;
-    for (const MachineEntry& j : e.machine.jobs) sum += j.bytes;
-    CHECK(e.machine.total_bytes == doctest::Approx(sum));
-    CHECK(e.machine.fits == (sum <= device));
-    CHECK(e.machine.fits);
+    for (const ColocationEntry& j : e.colocation.jobs) sum += j.bytes;
+    CHECK(e.colocation.total_bytes == doctest::Approx(sum));
+    CHECK(e.colocation.fits == (sum <= device));
+    CHECK(e.colocation.fits);
     // Two vLLM instances at 0.9 and 0.3: 1.2 of one GPU, refused naming the second's share.
     json two = {{"engine", "vllm"}, {"gpu", "h100"},
                 {"machine_jobs", json::array({{{"model", "qwen2.5-0.5b"}, {"engine", "vllm"}, {"gpu_memory_utilization", 0.3}}})}};
@@ -152,4 +155,59 @@ TEST_CASE("an LLM, an embedder and a reranker on one 24 GB GPU: one verdict, the
     two["machine_jobs"][0]["gpu"] = "a100-80";
     CHECK(error_field(llm, two) == "job.machine_jobs[0].gpu");
     set_model_resolver(nullptr);
+}
+
+// options().field_modes, which the page follows to leave a field out of another mode's job: each field listed is
+// refused, naming itself, in a mode outside its list when given a value that takes effect there (hand-picked per
+// field from finish_posttrain / finish_serving_extras), and read in a mode of its list.
+TEST_CASE("field_modes: a mode-bound field is refused outside its modes and read inside them") {
+    use_test_catalog();
+    const Model m = test::model("qwen2.5-0.5b");
+    std::map<std::string, std::vector<std::string>> modes;
+    for (const ModeBoundField& f : mode_bound_fields()) modes[f.field] = f.modes;
+    const json values = {{"policy", "lora"}, {"beta", 0.1}, {"num_generations", 4}, {"max_completion_length", 256},
+                         {"use_vllm", true}, {"vllm_gpu_memory_utilization", 0.4}, {"sleep_mode", 1},
+                         {"precompute_ref_log_probs", true}, {"speculative_method", "ngram"}, {"enable_lora", true},
+                         {"machine_jobs", json::array({{{"model", "qwen2.5-0.5b"}, {"engine", "hf"}}})}};
+    for (const auto& [key, value] : values.items()) {
+        REQUIRE_MESSAGE(modes.count(key), key);
+        const std::vector<std::string>& in = modes[key];
+        const std::string inside = in.front();
+        std::string outside;
+        for (const std::string c : {"grpo", "dpo", "train", "inference"})
+            if (outside.empty() && std::find(in.begin(), in.end(), c) == in.end()) outside = c;
+        json job = {{key, value}, {"gpu", "h100"}, {"batch", 8}};
+        if (key == "speculative_method") job["engine"] = "vllm";
+        job["mode"] = inside;
+        CHECK_MESSAGE(error_field(m, job) == "", key, " in mode ", inside);
+        job["mode"] = outside;
+        if (outside != "inference") job.erase("engine");
+        CHECK_MESSAGE(error_field(m, job) == "job." + key, key, " in mode ", outside);
+    }
+    CHECK(modes["num_generations"] == std::vector<std::string>{"grpo", "ppo", "rloo"});
+    CHECK(modes["precompute_ref_log_probs"] == std::vector<std::string>{"dpo", "kto"});
+    CHECK(modes["machine_jobs"] == std::vector<std::string>{"inference", "train", "lora", "qlora"});
+    set_model_resolver(nullptr);
+}
+
+// The precision × mode matrix of a post-training job (the page shows it under every job): each cell is the policy's
+// job in that mode without the fields the mode refuses, equal to the cell of the same job given without them (the
+// checkpointing given to both: the matrix holds the job's own across its cells, and TRL's GRPO preset checkpoints).
+TEST_CASE("matrix of a GRPO job: its cells are those of the policy's plain job") {
+    const std::string config = find_model(test::models(), "qwen2.5-0.5b").config.dump();
+    REQUIRE(json::parse(use_config(config))["ok"] == true);
+    const json grpo = json::parse(matrix_json(R"({"mode": "grpo", "framework": "trl", "policy": "lora", "use_vllm": true,
+        "num_generations": 4, "max_completion_length": 256, "beta": 0.04, "gpu": "h100", "batch": 8, "checkpointing": "none"})"));
+    const json plain = json::parse(matrix_json(R"({"framework": "trl", "gpu": "h100", "batch": 8, "checkpointing": "none"})"));
+    REQUIRE(grpo["ok"] == true);
+    REQUIRE(plain["ok"] == true);
+    int numbers = 0;
+    for (size_t r = 0; r < plain["rows"].size(); ++r)
+        for (size_t c = 0; c < plain["rows"][r]["cells"].size(); ++c) {
+            const json& want = plain["rows"][r]["cells"][c];
+            CHECK(grpo["rows"][r]["cells"][c] == want);
+            numbers += want.contains("total_bytes");
+        }
+    CHECK(numbers >= 40);  // 4 modes × the formats each mode takes
+    CHECK(grpo["rows"][0]["cells"][0].contains("total_bytes"));
 }

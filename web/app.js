@@ -12,6 +12,7 @@ import { initIntents, leaveIntent } from './panels/intents.js';
 import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
+import { initColocation } from './panels/colocation.js';
 import { initUrl, readLocation, applyQuery, cancelUrlWrites } from './page-url.js';
 import { initCompute, update, clusterPanelLoaded, warmLocalTotals } from './page-compute.js';
 
@@ -83,6 +84,7 @@ for (const type of ['input', 'change']) {
   });
 }
 initYours(gpuCatalog, update);
+initColocation({ options, models, onChange: (push) => update({ push }) });
 initResults();
 // The four entry points: the core's presets; Pre-train opens the cluster planner.
 intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {

@@ -8,12 +8,23 @@ const decoder = new TextDecoder();
 // `effective` is the job as the core read it (mode and dtype with presets and
 // defaults applied) when `job` holds only the fields the user set. A serving
 // engine stays with inference: the core refuses one for training.
+// A post-training job's counterpart is the policy served: inference, without the fields inference refuses.
 export function counterpartJob(job, options, effective = job) {
   const mode = effective.mode ?? options.defaults.mode;
-  if (mode !== 'inference') return { ...job, mode: 'inference' };
+  if (mode !== 'inference') return forMode({ ...job, mode: 'inference' }, options);
   const dtype = options.dtypes.find((d) => d.id === (effective.dtype ?? options.defaults.dtype));
   const { engine, ...rest } = job;
   return { ...rest, mode: dtype && !dtype.trainable ? 'qlora' : 'train' };
+}
+
+// The job without the fields its mode refuses (the core's options().field_modes: post-training fields outside
+// the post-training modes, the serving extras outside inference, machine_jobs beside a post-training job), as a
+// CLI user would not give them: a field set for another mode stays in the page's state and link, not in the job.
+export function forMode(job, options) {
+  const mode = job.mode ?? options.defaults.mode;
+  const out = { ...job };
+  for (const [key, modes] of Object.entries(options.field_modes ?? {})) if (key in out && !modes.includes(mode)) delete out[key];
+  return out;
 }
 
 // Checkpoint metadata (useCheckpoint) belongs to one config: useConfig drops
@@ -189,6 +200,11 @@ export function coreApi(core, kept = null) {
     // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.
     lookupModel(catalog, id) {
       return useCatalog(catalog) ?? JSON.parse(core.lookupModel(id));
+    },
+    // The catalog for the job fields that name a model by id (speculative_model, machine_jobs[i].model; issue 36):
+    // the core resolves them in it. { ok: true }, or the core's refusal.
+    useModels(catalog) {
+      return useCatalog(catalog) ?? { ok: true };
     },
     // Job fields given as text ([[name, text], ...]; source 'url', 'attribute' or 'flag'), read by the
     // core's one value parser: { ok, job } or an error naming the field (a field given twice names both spellings).

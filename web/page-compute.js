@@ -15,7 +15,7 @@
 import { answer, answerNow, jobValue, onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, questionFor } from './state.js';
-import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
+import { readJob, coreJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
 import { configText, modelName, sourceControl } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
@@ -26,6 +26,9 @@ import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
 import { yourControl, yoursFromQuery } from './panels/your-gpus.js';
+import { renderPosttrain } from './panels/posttrain.js';
+import { renderServingExtras } from './panels/serving-extras.js';
+import { renderColocation, colocationControl } from './panels/colocation.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
@@ -76,7 +79,7 @@ function controlFor(field) {
   if (field === 'fp8') return $('fp8_recipe');
   if (field.startsWith('job.')) {
     const key = field.slice(4).split(/[.[]/)[0];
-    return yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
+    return colocationControl(field) ?? yourControl(key) ?? $(key);  // your GPUs' fields are set at the top
   }
   if (field === 'model' || field.startsWith('config') || field.startsWith('Hugging')) return sourceControl();
   if (field.startsWith('checkpoint')) return $('checkpoint-file');
@@ -181,7 +184,7 @@ async function setupFor(q, signal) {
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
   const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '', ramGb: '' }, units: 'gb' });
-  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
+  if (q.has('machine_jobs')) job.machine_jobs = q.get('machine_jobs');
   let text = null;
   let title = 'pasted config';
   let refused = null;  // the core's error for a model id the catalog does not have
@@ -199,7 +202,7 @@ async function setupFor(q, signal) {
   } else {
     text = pastedConfigOf(q) || null;
   }
-  const asked = questionFor({ job, name: title, yours, units, intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
+  const asked = questionFor({ job: coreJob(job), name: title, yours, units, intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
     cluster: {}, parts: ['head'] });
   const result = text ? await answer(text, asked, { signal })
     : { ok: false, error: refused ?? { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
@@ -335,6 +338,9 @@ async function compute() {
   state.resultConfig = text;
   state.other = result.counterpart;
   renderResults(result, { name: modelName(), options: page.options });
+  renderPosttrain(result);  // issue 36: the post-training step, the serving extras, the shared GPU
+  renderServingExtras(result);
+  renderColocation(result);
   lastGood = { text, question, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;
@@ -343,9 +349,8 @@ async function compute() {
 // The question on screen: your machine, the intent, the job fields you set (no serving engine on a
 // training job), the FP8 recipe and the planner's fields (docs/answer.md).
 export function currentQuestion() {
-  const job = readJob();
-  if ((job.mode ?? page.defaults.mode) !== 'inference') delete job.engine;
-  return questionFor({ job, name: modelName() });
+  // No serving engine on a training job, no field the mode refuses (options().field_modes), the models sharing the GPU.
+  return questionFor({ job: coreJob(readJob()), name: modelName() });
 }
 
 // The core on this thread has started: one answer for the job on screen, discarded, so the wasm has

@@ -10,6 +10,7 @@ import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
 import { showIntent } from './panels/intents.js';
+import { syncColocation } from './panels/colocation.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -30,10 +31,12 @@ const CONFIG_KEYS = new Set(['config', 'cfg']);
 function overLong(query, nested = false) {
   for (const [key, value] of query) {
     if (CONFIG_KEYS.has(key)) continue;
+    // The models sharing the GPU: up to 16 jobs (the core's limit), each of a field's length.
+    const limit = key === 'machine_jobs' ? 16 * MAX_LINK_TEXT : MAX_LINK_TEXT;
     if (key === 'cmp' && !nested) {
       const inner = overLong(new URLSearchParams(value), true);
       if (inner) return inner;
-    } else if (key.length > MAX_LINK_TEXT || value.length > MAX_LINK_TEXT) {
+    } else if (key.length > MAX_LINK_TEXT || value.length > limit) {
       return [key, value];
     }
   }
@@ -101,6 +104,8 @@ export async function applyQuery(q) {
   state.fp8 = q.get('fp8_recipe') ?? '';
   if ($('fp8_recipe')) $('fp8_recipe').value = state.fp8;
   showIntent();
+  state.machineJobs = q.get('machine_jobs') ?? '';
+  syncColocation();
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();

@@ -105,3 +105,29 @@ export function markScrollable(root) {
     wrap.setAttribute('aria-label', `${name.trim()} (scrolls sideways)`);
   }
 }
+
+// A post-training step (issue 36; the estimate's `posttrain`): one row per phase in order, its name, its total
+// (the peak marked) and its parts as a bar drawn at the core's `share` of the peak phase (the persistent parts
+// first, then the rollout engine's, marked). withParts: each phase's own parts written out under its bar.
+export function renderPhases(list, posttrain, withParts = true) {
+  const persistent = new Set(posttrain.persistent.parts.map((p) => p.key));
+  list.replaceChildren();
+  for (const phase of posttrain.phases) {
+    const row = el('li', { class: `phase${phase.peak ? ' peak' : ''}`, 'data-phase': phase.key });
+    const head = el('div', { class: 'phase-head' });
+    head.append(el('span', { class: 'phase-label' }, phase.label),
+      el('span', { class: 'phase-total' }, phase.peak ? `${phase.text} · peak` : phase.text));
+    const parts = phase.parts.filter((p) => p.bytes > 0);
+    const bar = el('div', { class: 'bar phase-bar', role: 'img', 'aria-label': `${phase.label}, ${phase.text}: ${parts.map((p) => `${p.label} ${p.text}`).join(', ')}` });
+    for (const p of parts) {
+      const seg = el('div', { class: `seg ${p.term}${p.engine ? ' engine' : ''}${persistent.has(p.key) ? ' persistent' : ''}`,
+        title: `${p.label}: ${p.text}`, 'data-part': p.key });
+      seg.style.width = `${p.share * 100}%`;
+      bar.append(seg);
+    }
+    row.append(head, bar);
+    const own = parts.filter((p) => !persistent.has(p.key));
+    if (withParts && own.length) row.append(el('p', { class: 'phase-parts' }, own.map((p) => `${p.label} ${p.text}`).join(' · ')));
+    list.append(row);
+  }
+}

@@ -26,6 +26,7 @@ export const state = {
   fp8: '',             // FP8 training recipe (the core's options().fp8_recipes; '' none)
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
+  machineJobs: '',     // the other models on the GPU (job field machine_jobs), as JSON text (panels/colocation.js)
   result: null,        // last good estimate and its counterpart
   other: null,
 };

@@ -4,9 +4,9 @@
 // conversion, the counterpart job, titles. No arithmetic here: every number
 // comes back from the core.
 import { coreClient, CANCELLED, trustedScriptURL } from './core-client.js';
-import { counterpartJob } from './core-api.mjs';
+import { counterpartJob, forMode } from './core-api.mjs';
 
-export { CANCELLED, trustedScriptURL, counterpartJob };
+export { CANCELLED, trustedScriptURL, counterpartJob, forMode };
 const base = new URL('./', import.meta.url);
 let client = null;
 const core = () => (client ??= coreClient(base));
@@ -45,14 +45,27 @@ export function loadModels() {
   }
   return modelsPromise;
 }
-// The catalog (loadModels' list) as the core's search and lookup read it: ids, names and Hub ids, no configs;
-// written once per list, so it crosses to the worker only when it changes (core-api.mjs useCatalog).
+// The catalog (loadModels' list) as the core's search, lookup and model fields read it: ids, names, Hub ids and
+// configs (a field naming a model by id, speculative_model or machine_jobs[i].model, gets that model's config);
+// written once per list, and read by the core only when it changes (core-api.mjs useCatalog).
 let searchCatalog = { models: null, text: null };
 function catalogText(models) {
   if (searchCatalog.models !== models) {
-    searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }) };
+    searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId, config }) => ({ id, name, hf_id: hubId, config })) }) };
   }
   return searchCatalog.text;
+}
+// A job with a field that names a model by id (issue 36): the core resolves it in the catalog, handed to the
+// worker first (it keeps it); such a job's totals are not asked of the page's own thread (estimatePairNow).
+// (A job, or a question whose `job` it is.)
+const namesModels = (job) => job?.machine_jobs !== undefined || (typeof job?.speculative_model === 'string' && job.speculative_model !== '') ||
+  (job?.job !== undefined && namesModels(job.job));
+async function catalogFirst(job, opts) {
+  if (!namesModels(job)) return null;
+  const models = await loadModels().catch(() => null);
+  if (!models) return null;  // the core then says the id needs the catalog
+  const used = await core().call('useModels', [catalogText(models)], { field: 'model', ...opts });
+  return used?.ok ? null : used;
 }
 // The catalog model `id` names (an id, alias or Hub id), or the core's "unknown model 'x'; did you mean …".
 export const lookupModel = (models, id, opts) => core().call('lookupModel', [catalogText(models), id], { field: 'model', ...opts });
@@ -84,17 +97,21 @@ export async function quoted(text, opts) {
 
 // The core's answers. opts: { signal } (an AbortSignal: a call a newer input
 // made useless answers CANCELLED, which callers drop).
-export const estimate = (configText, job, opts) => core().call('estimate', [configText, job], opts);
+export const estimate = async (configText, job, opts) => (await catalogFirst(job, opts)) ?? core().call('estimate', [configText, job], opts);
 // The job's estimate and its counterpart's (counterpartJob) in one call: { result, other }.
-export const estimatePair = (configText, job, opts) => core().call('estimatePair', [configText, job], opts);
+export const estimatePair = async (configText, job, opts) => {
+  const refused = await catalogFirst(job, opts);
+  return refused ? (refused.cancelled ? refused : { result: refused, other: null }) : core().call('estimatePair', [configText, job], opts);
+};
 // The same on the page's own thread, in the caller's task, or undefined (the core not here yet, a large or
 // slow config, a checkpoint attached): then estimatePair. startLocalCore starts it (the page, after its first answer).
-export const estimatePairNow = (configText, job) => core().now('estimatePair', [configText, job]);
+export const estimatePairNow = (configText, job) => (namesModels(job) ? undefined : core().now('estimatePair', [configText, job]));
 export const startLocalCore = () => core().startLocal();
 // The one answer (docs/answer.md) to one question: { model_name, machine, intent, job, fp8, cluster, parts }.
-export const answer = (configText, question, opts) => core().call('answer', [configText, question], opts);
+// A question whose job names a model by id (issue 36) hands the worker the catalog first.
+export const answer = async (configText, question, opts) => (await catalogFirst(question, opts)) ?? core().call('answer', [configText, question], opts);
 // The same on the page's own thread (the head's parts, for a small job), or undefined: then answer.
-export const answerNow = (configText, question) => core().now('answer', [configText, question]);
+export const answerNow = (configText, question) => (namesModels(question) ? undefined : core().now('answer', [configText, question]));
 export const sweep = (configText, job, axis, values, opts) => core().call('sweep', [configText, job, axis, values], opts);
 export const matrix = (configText, job, opts) => core().call('matrix', [configText, job], opts);
 export const solve = (configText, job, question, opts) => core().call('solve', [configText, job, question], opts);
@@ -115,6 +132,13 @@ export const modeTitles = {
   train: 'Full training',
   lora: 'LoRA fine-tuning',
   qlora: 'QLoRA fine-tuning',
+  // Post-training (issue 36): the algorithm's own name.
+  dpo: 'DPO post-training',
+  kto: 'KTO post-training',
+  orpo: 'ORPO post-training',
+  grpo: 'GRPO post-training (RL)',
+  ppo: 'PPO post-training (RL)',
+  rloo: 'RLOO post-training (RL)',
 };
 export const modeTitle = (mode) => modeTitles[mode] ?? mode;
 

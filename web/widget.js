@@ -1,6 +1,7 @@
 // <vram-calc> custom element: one script tag, then
 //   <vram-calc model="llama-3-8b" mode="train" batch="4"></vram-calc>
-// Any job field works as an attribute (kv-dtype or kv_dtype), and so do
+// Any job field works as an attribute (kv-dtype or kv_dtype; machine-jobs takes the JSON list the CLI's
+// --machine-jobs takes), and so do
 // theme="light|dark|auto" (light by default: a white blog stays white when the
 // reader's OS is dark; auto follows the OS), compact (the total and the verdict,
 // no breakdown) and calculator (the full calculator's page, for the link). Flags take
@@ -21,8 +22,8 @@
 // ("Batch (per GPU): must be …"); an unknown model gets the core's "did you mean". The figures are the head
 // of the core's one answer (docs/answer.md), the page's and the CLI's --json: the same question, the same
 // verdict, headline and recipe; intent="fine_tune" (or any of the page's four) applies that recipe.
-import { loadCore, loadModels, lookupModel, answer, jobFromText, onCoreStatus, quoted } from './vramcalc-client.js';
-import { renderBar, renderBreakdownRows, el } from './render.js';
+import { loadCore, loadModels, lookupModel, answer, jobFromText, modeTitle, onCoreStatus, quoted } from './vramcalc-client.js';
+import { renderBar, renderBreakdownRows, renderPhases, el } from './render.js';
 import { stateLink } from './link.js';
 
 const base = new URL('./', import.meta.url);
@@ -36,7 +37,8 @@ try {
 } catch (e) {
   startError = e;
 }
-const jobKeys = Object.keys(defaults);
+// The job fields, and the models sharing the GPU (issue 36: machine_jobs has no default, so it is listed here).
+const jobKeys = defaults.mode === undefined ? [] : [...Object.keys(defaults), 'machine_jobs'];
 const attributeName = (key) => key.replaceAll('_', '-');
 
 // The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
@@ -64,11 +66,17 @@ function build(root) {
     fit: el('p', { class: 'fit' }),
     recipe: el('p', { class: 'ratio recipe' }),
     ratio: el('p', { class: 'ratio' }),
+    // A post-training mode (issue 36): the peak phase, the phases to one scale, the inverse answers.
+    post: el('div', { class: 'post', hidden: '' }),
+    peak: el('p', { class: 'peak' }),
+    phases: el('ol', { class: 'phases', 'aria-label': 'The phases of one step, in order' }),
+    limits: el('p', { class: 'limits' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.recipe, parts.ratio);
+  parts.post.append(parts.peak, parts.phases, parts.limits);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.recipe, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -137,6 +145,22 @@ class VramCalc extends HTMLElement {
     else this.removeAttribute('aria-busy');
   }
 
+  // A post-training step: its peak phase, every phase to the peak's scale, the longest completion and the most
+  // completions per prompt that fit (the core's texts).
+  #showPosttrain(post) {
+    const p = this.#parts;
+    p.post.hidden = !post;
+    if (!post) {
+      delete this.dataset.peak;
+      return;
+    }
+    const peak = post.phases.find((phase) => phase.peak);
+    p.peak.textContent = peak ? `${modeTitle(post.mode)}: the peak is ${post.peak_label}, ${peak.text}` : '';
+    renderPhases(p.phases, post, false);
+    p.limits.textContent = post.limits.map((l) => l.text).join('; ');
+    this.dataset.peak = post.peak_phase;
+  }
+
   // Nothing of an earlier answer stays beside an error: the numbers go with it.
   #showError(message) {
     const p = this.#parts;
@@ -149,7 +173,9 @@ class VramCalc extends HTMLElement {
     p.fit.textContent = '';
     p.recipe.textContent = '';
     p.ratio.textContent = '';
+    p.post.hidden = true;
     delete this.dataset.total;
+    delete this.dataset.peak;
     this.dataset.error = message;
   }
 
@@ -192,7 +218,9 @@ class VramCalc extends HTMLElement {
     p.name.textContent = name;
     const page = calculatorURL(this.getAttribute('calculator'));
     p.link.hidden = !page;
-    if (page) p.link.href = await stateLink(page, new URLSearchParams({ model: model?.id ?? id, ...job, ...(intent ? { intent } : {}) }));
+    // A list (machine_jobs) travels as the JSON text the page reads.
+    const linked = Object.entries(job).map(([key, value]) => [key, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
+    if (page) p.link.href = await stateLink(page, new URLSearchParams([['model', model?.id ?? id], ...linked, ...(intent ? [['intent', intent]] : [])]));
     else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
@@ -207,7 +235,11 @@ class VramCalc extends HTMLElement {
     renderBar(p.bar, result);
     // A blog needs only the terms this job has (no "KV cache 0.00 GB" under training); the page lists them all.
     renderBreakdownRows(p.tbody, { ...result, terms: result.terms.filter((t) => t.bytes > 0) }, false);
-    p.fit.textContent = result.verdict.text;  // the core's verdict: on the reader's gpu="…", or what the job needs
+    // The core's verdict: on the reader's gpu="…", or what the job needs; with machine-jobs, the shared GPU's first
+    // (the one answer's machine.shared).
+    const shared = result.machine?.shared;
+    p.fit.textContent = shared ? `${shared.verdict}. This job alone: ${result.verdict.text}` : result.verdict.text;
+    this.#showPosttrain(result.posttrain);
     p.recipe.textContent = result.recipe.text;
     p.ratio.textContent = result.ratio_sentence;
     this.dataset.total = result.headline.total_text;

@@ -77,7 +77,7 @@ Estimate estimate(const Model& m, const Job& asked, bool explain) {
             }
         }
         e.post_limits = post_limits(m, job);  // core/answers/inverse.cpp
-        e.machine = machine_answer(job, e);   // core/answers/machine.cpp
+        e.colocation = colocation_answer(job, e);   // core/answers/colocation.cpp
     }
     return e;
 }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "answers/machine.hpp"
+#include "answers/colocation.hpp"
 #include "job/layout.hpp"
 #include "local/local.hpp"
 #include "job/plan.hpp"
@@ -142,7 +142,7 @@ struct Estimate {
     int64_t n_cpu_moe = 0, gpu_layers = -1;  // llama.cpp: as run (--fit may choose them)
     PostTrainInfo post;                  // a post-training job's persistent part, phases and rollout (core/posttrain/)
     std::vector<PostLimit> post_limits;  // its inverse answers on the user's GPU (explain only)
-    MachineAnswer machine;               // the jobs sharing its GPU (job.machine_jobs; explain only)
+    ColocationAnswer colocation;            // the jobs sharing its GPU (job.machine_jobs; explain only)
 };
 
 // Breakdown, timeline, ratio and the GPU fit table; with `explain`, also the

@@ -40,10 +40,10 @@ std::string format_report(const std::string& model_name, const Job& job, const E
     const std::string U = unit_symbol(job.units);
     // The answer first: the verdict for the user's GPUs, or the headline when none is given.
     std::string out = e.verdict.text.empty() ? "" : e.verdict.text + "\n";
-    // Several jobs on the GPU: their one verdict leads, then each job's share (core/answers/machine.cpp).
-    if (e.machine.active) {
-        out = e.machine.verdict + "\n";
-        for (const MachineEntry& m : e.machine.jobs)
+    // Several jobs on the GPU: their one verdict leads, then each job's share (core/answers/colocation.cpp).
+    if (e.colocation.active) {
+        out = e.colocation.verdict + "\n";
+        for (const ColocationEntry& m : e.colocation.jobs)
             out += printf_string("  %-24s %-8s %s\n", m.label.c_str(), m.engine.c_str(), m.text.c_str());
     }
     out += "vramcalc: " + model_name + "\n";

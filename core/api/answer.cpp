@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "api/answer_parts.hpp"
-#include "api/machine_json.hpp"
+#include "api/colocation_json.hpp"
 #include "api/question.hpp"
 #include "answers/notes.hpp"
 #include "answers/verdict.hpp"
@@ -72,7 +72,7 @@ std::string headline_scope(const Job& job, const Estimate& e) {
 }
 
 // The machine asked about: its GPUs and (issue 32) its system RAM, said once; with several jobs sharing its
-// GPU (machine_jobs, core/answers/machine.cpp), their one verdict as `shared`.
+// GPU (machine_jobs, core/answers/colocation.cpp), their one verdict as `shared`.
 void write_machine_part(JsonWriter& w, const Job& job, const Estimate& e) {
     const double capacity = device_bytes(job);
     const Machine& m = job.machine;
@@ -88,7 +88,7 @@ void write_machine_part(JsonWriter& w, const Job& job, const Estimate& e) {
                                             (ram.empty() ? std::string() : "; " + ram)
                                       : std::string("no GPU chosen");
     w.field("text", text);
-    if (e.machine.active) write_machine(w.key("shared"), e.machine);  // core/api/machine_json.cpp
+    if (e.colocation.active) write_colocation(w.key("shared"), e.colocation);  // core/api/colocation_json.cpp
     w.end_object();
 }
 

@@ -14,7 +14,7 @@
 #include "answers/notes.hpp"
 #include "api/question.hpp"
 #include "api/local_json.hpp"
-#include "api/machine_json.hpp"
+#include "api/colocation_json.hpp"
 #include "api/posttrain_json.hpp"
 #include "api/serving_json.hpp"
 #include "api/verdict_json.hpp"
@@ -180,7 +180,7 @@ std::string estimate_json(const Model& model, const Job& job, const Estimate& e)
     return w.end_object().str();
 }
 
-void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e, bool shared_gpu_as_machine) {
+void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e, bool with_colocation) {
     // Besides raw numbers, every value the page shows is given as text here,
     // so the page does no arithmetic of its own.
     const UnitScope units(job.units);
@@ -232,8 +232,8 @@ void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Est
     w.end_array();
     if (!trains(job)) write_serving(w.key("serving"), job, e.serving);
     if (e.post.active) write_posttrain(w.key("posttrain"), job, e);  // core/api/posttrain_json.cpp
-    // Several jobs on one GPU (core/api/machine_json.cpp); the one answer writes it inside its own machine part.
-    if (e.machine.active && shared_gpu_as_machine) write_machine(w.key("machine"), e.machine);
+    // Several jobs on one GPU (core/api/colocation_json.cpp); the one answer writes it inside its own machine part.
+    if (e.colocation.active && with_colocation) write_colocation(w.key("colocation"), e.colocation);
     // In the user's words (issue 23): the verdict for their GPUs, the training views, the serving view.
     w.field("units", unit_name(job.units));
     write_verdict(w.key("verdict"), e.verdict);
@@ -355,6 +355,7 @@ std::string options_json() {
     list("vllm_modes", vllm_mode_names());
     list("speculative_methods", spec_method_names());
     list("posttrain_questions", posttrain_question_names());
+    write_field_modes(w.key("field_modes"));  // core/api/posttrain_json.cpp
     return w.end_object().str();
 }
 

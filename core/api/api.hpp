@@ -30,9 +30,9 @@ const ModelEntry& find_model(const std::vector<ModelEntry>& models, const std::s
 // The estimate as JSON text (numbers and the texts the page shows).
 std::string estimate_json(const Model& model, const Job& job, const Estimate& e);
 // The same fields written into an object the caller has begun (the answer's head, api/answer.hpp);
-// `shared_gpu_as_machine` false leaves out the `machine` key of several jobs on one GPU (the answer's
+// `with_colocation` false leaves out the `colocation` key of several jobs on one GPU (the answer's
 // own `machine` part carries it as `machine.shared`).
-void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e, bool shared_gpu_as_machine = true);
+void write_estimate(JsonWriter& w, const Model& model, const Job& job, const Estimate& e, bool with_colocation = true);
 
 // The model of a config text, parsed once and kept while the same text comes again (throws InputError).
 const Model& model_for(const std::string& config_json);

@@ -1,16 +1,19 @@
 #include "api/posttrain_json.hpp"
 
 #include "job/job.hpp"
+#include "job/post_training.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
 namespace {
 
-void write_parts(JsonWriter& w, const std::vector<PostPart>& parts) {
+// `share`: the part's bytes as a fraction of the peak phase's total (`scale`), the length the page draws it at.
+void write_parts(JsonWriter& w, const std::vector<PostPart>& parts, double scale) {
     w.begin_array();
     for (const PostPart& p : parts)
         w.begin_object().field("key", p.key).field("label", p.label).field("term", term_key(p.term)).field("bytes", p.bytes)
-            .field("text", gb_text(p.bytes)).field("engine", p.engine).field("why", p.why).end_object();
+            .field("text", gb_text(p.bytes)).field("share", scale > 0 ? p.bytes / scale : 0.0).field("engine", p.engine)
+            .field("why", p.why).end_object();
     w.end_array();
 }
 
@@ -46,20 +49,22 @@ void write_posttrain(JsonWriter& w, const Job& job, const Estimate& e) {
     w.begin_object().field("mode", post_mode_name(p.mode)).field("policy", policy_name(job.mode));
     w.field("framework", framework_name(job.framework));
     w.field("rows", info.rows).field("tokens", info.tokens).field("logit_tokens", info.logit_tokens);
+    const PostPhase* peak = info.phases.empty() ? nullptr : &info.phases[static_cast<size_t>(info.peak)];
+    const double scale = peak ? peak->total() : 0;  // the phases are drawn to the peak's scale
     const double persistent = sum_parts(info.persistent);
-    w.key("persistent").begin_object().field("bytes", persistent).field("text", gb_text(persistent)).key("parts");
-    write_parts(w, info.persistent);
+    w.key("persistent").begin_object().field("bytes", persistent).field("text", gb_text(persistent));
+    w.field("share", scale > 0 ? persistent / scale : 0.0).key("parts");
+    write_parts(w, info.persistent, scale);
     w.end_object();
     w.key("phases").begin_array();
     for (size_t i = 0; i < info.phases.size(); ++i) {
         const PostPhase& ph = info.phases[i];
         w.begin_object().field("key", ph.key).field("label", ph.label).field("bytes", ph.total()).field("text", gb_text(ph.total()));
-        w.field("peak", static_cast<int>(i) == info.peak).key("parts");
-        write_parts(w, ph.parts);
+        w.field("share", scale > 0 ? ph.total() / scale : 0.0).field("peak", static_cast<int>(i) == info.peak).key("parts");
+        write_parts(w, ph.parts, scale);
         w.end_object();
     }
     w.end_array();
-    const PostPhase* peak = info.phases.empty() ? nullptr : &info.phases[static_cast<size_t>(info.peak)];
     w.field("peak_phase", peak ? peak->key : "").field("peak_label", peak ? peak->label : "");
     const Rollout& r = info.rollout;
     const double awake = sum_parts(r.awake), asleep = sum_parts(r.asleep);
@@ -69,9 +74,9 @@ void write_posttrain(JsonWriter& w, const Job& job, const Estimate& e) {
     w.field("budget_bytes", r.serving.budget).field("budget_text", gb_text(r.serving.budget));
     w.field("awake_bytes", awake).field("awake_text", gb_text(awake)).field("asleep_bytes", asleep).field("asleep_text", gb_text(asleep));
     w.key("awake_parts");
-    write_parts(w, r.awake);
+    write_parts(w, r.awake, scale);
     w.key("asleep_parts");
-    write_parts(w, r.asleep);
+    write_parts(w, r.asleep, scale);
     w.field("sequences", r.sequences).field("engines", r.engines).field("max_model_len", r.max_model_len);
     w.field("kv_pool_bytes", std::max(0.0, r.serving.kv_pool)).field("pool_tokens", r.serving.pool_tokens);
     w.field("max_concurrency", r.serving.max_concurrency).field("starts", r.starts);
@@ -96,6 +101,16 @@ void write_posttrain(JsonWriter& w, const Job& job, const Estimate& e) {
     w.end_array().key("notes").begin_array();
     for (const std::string& n : info.notes) w.value(n);
     w.end_array().end_object();
+}
+
+void write_field_modes(JsonWriter& w) {
+    w.begin_object();
+    for (const ModeBoundField& f : mode_bound_fields()) {
+        w.key(f.field.c_str()).begin_array();
+        for (const std::string& m : f.modes) w.value(m);
+        w.end_array();
+    }
+    w.end_object();
 }
 
 }  // namespace vramcalc

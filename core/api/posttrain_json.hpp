@@ -11,5 +11,8 @@ namespace vramcalc {
 void write_posttrain_job_fields(JsonWriter& w, const Job& job);
 // The "posttrain" object of a post-training job's estimate.
 void write_posttrain(JsonWriter& w, const Job& job, const Estimate& e);
+// options().field_modes: the fields that apply to some modes only, each with its modes (the page sends them for
+// those modes only).
+void write_field_modes(JsonWriter& w);
 
 }  // namespace vramcalc

@@ -190,12 +190,13 @@ std::string matrix_for(const Model& model, const std::string& job_json) {
             w.begin_object().field("dtype", f.name).field("label", f.label).key("cells").begin_array();
             for (const char* mode : mode_names()) {
                 // Each cell is read by parse_job, so the rules tying mode and dtype hold
-                // (full training refuses a quantized format, with its message).
-                request["mode"] = mode;
-                request["dtype"] = f.name;
+                // (full training refuses a quantized format, with its message); a post-training job's
+                // cells are its policy's, without the fields their mode refuses (issue 36).
+                json cell_request = job_for_mode(request, mode);
+                cell_request["dtype"] = f.name;
                 w.begin_object();
                 try {
-                    const Job cell = parse_job(request);
+                    const Job cell = parse_job(cell_request);
                     const Step s = run_step(make_plan(model, cell), resolve_layout(model.config, cell), false);
                     const double total = s.breakdown.total();
                     w.field("total_bytes", total).field("total_text", gb_text(total));

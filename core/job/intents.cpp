@@ -121,8 +121,8 @@ const std::vector<RecipeChoice> kPostTrainRecipes = {
     {"unsloth", "Unsloth"},
 };
 
-// Issue 36: the "Post-train (RL / DPO)" entry point, for the page to offer beside the four above (the page
-// restructure, issue 33, decides where): TRL's GRPO on a LoRA policy with vLLM colocated on one GPU.
+// Issue 36: the "Post-train (RL / DPO)" entry point, which the page offers after the four above
+// (web/panels/intents.js): TRL's GRPO on a LoRA policy with vLLM colocated on one GPU.
 const std::vector<Intent> kPostTrain = {
     {"post_train",
      "Post-train (RL / DPO)",

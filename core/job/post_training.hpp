@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace vramcalc {
 
 struct Job;
@@ -48,6 +50,18 @@ struct PostTraining {
     bool reward_model = false;             // a reward model (the policy's architecture) scores the completions
     bool deepspeed_enable_sleep = false;   // OpenRLHF --deepspeed_enable_sleep: trainer states in host RAM while vLLM generates
 };
+
+// The job fields that apply to some modes only, with those modes (core/job/posttrain_fields.cpp): another mode
+// refuses them, naming the field. The page leaves such a field out of the job it sends for another mode (options
+// `field_modes`), as it leaves out a serving engine for training.
+struct ModeBoundField {
+    std::string field;
+    std::vector<std::string> modes;
+};
+std::vector<ModeBoundField> mode_bound_fields();
+// A job request for another mode (the precision × mode matrix's cells): `request` without the fields `mode`
+// refuses, its mode set to `mode`.
+nlohmann::json job_for_mode(nlohmann::json request, const std::string& mode);
 
 inline bool post_training(const PostTraining& p) { return p.mode != PostMode::None; }
 // The modes that generate their own completions each step.

@@ -1,6 +1,7 @@
 // The post-training fields of a job (job/post_training.hpp), read once into typed values, and
 // the checks the frameworks themselves make (TRL's GRPOConfig.__post_init__, vLLM's share of
 // the GPU), each an InputError naming its field.
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,18 @@ const Choice<Mode> kPolicies[] = {{"full", Mode::Train}, {"lora", Mode::LoRA}, {
 const Choice<VllmMode> kVllmModes[] = {{"colocate", VllmMode::Colocate}, {"server", VllmMode::Server}};
 
 std::string count(int64_t n) { return std::to_string(n); }
+
+// Fields of the post-training modes only, and of the modes that generate (checked in finish_posttrain).
+const char* const kPostOnly[] = {"policy", "beta", "precompute_ref_log_probs", "ref_param_offload", "ref_dtype"};
+const char* const kOnline[] = {"num_generations", "max_prompt_length", "max_completion_length", "generation_batch_size",
+                               "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_mode",
+                               "vllm_enable_sleep_mode", "vllm_tensor_parallel_size", "vllm_gpus",
+                               "vllm_max_model_length", "vllm_shares_weights", "reward_model", "deepspeed_enable_sleep"};
+// Serving settings (finish_serving_extras refuses speculative decoding and LoRA slots in training), and the
+// jobs sharing the GPU (refused beside a post-training job).
+const char* const kServingOnly[] = {"speculative_method", "speculative_model", "num_speculative_tokens", "draft_max",
+                                    "draft_vocab_size", "n_gpu_layers_draft", "ctx_size_draft", "enable_lora", "max_loras",
+                                    "max_loras_per_batch", "max_lora_rank", "max_cpu_loras"};
 
 // The rollout engine's job: vLLM as the version given resolves it (core/job/vllm_versions.cpp),
 // with the settings the trainer passes to LLM(...) (TRL vllm_generation.py VLLMGeneration:
@@ -108,14 +121,29 @@ const char* posttrain_field_names() {
            "precompute_ref_log_probs, ref_param_offload, reward_model, deepspeed_enable_sleep, ref_dtype, transformers_version";
 }
 
+std::vector<ModeBoundField> mode_bound_fields() {
+    std::vector<std::string> post, online = {"grpo", "ppo", "rloo"}, plain;
+    for (const char* m : post_mode_names()) post.push_back(m);
+    for (const char* m : mode_names()) plain.push_back(m);
+    std::vector<ModeBoundField> out;
+    for (const char* key : kPostOnly) out.push_back({key, key == std::string("precompute_ref_log_probs") ? std::vector<std::string>{"dpo", "kto"} : post});
+    for (const char* key : kOnline) out.push_back({key, online});
+    for (const char* key : kServingOnly) out.push_back({key, {"inference"}});
+    out.push_back({"machine_jobs", plain});
+    return out;
+}
+
+json job_for_mode(json request, const std::string& mode) {
+    for (const ModeBoundField& f : mode_bound_fields())
+        if (std::find(f.modes.begin(), f.modes.end(), mode) == f.modes.end()) request.erase(f.field);
+    request["mode"] = mode;
+    return request;
+}
+
 void finish_posttrain(const json& j, Job& job) {
     PostTraining& p = job.post;
-    static const char* const kOnline[] = {"num_generations", "max_prompt_length", "max_completion_length", "generation_batch_size",
-                                          "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_mode",
-                                          "vllm_enable_sleep_mode", "vllm_tensor_parallel_size", "vllm_gpus",
-                                          "vllm_max_model_length", "vllm_shares_weights", "reward_model", "deepspeed_enable_sleep"};
     if (!post_training(p)) {
-        for (const char* key : {"policy", "beta", "precompute_ref_log_probs", "ref_param_offload", "ref_dtype"})
+        for (const char* key : kPostOnly)
             if (j.contains(key))
                 throw InputError(std::string("job.") + key, "applies to a post-training mode (mode dpo, kto, orpo, grpo, ppo or rloo)");
         for (const char* key : kOnline)

@@ -5,7 +5,7 @@
 // (vLLM --max-loras / --max-lora-rank / --max-cpu-loras, SGLang --max-loras-per-batch, llama.cpp
 // --lora), and several jobs sharing one machine (`machine_jobs`). Read in
 // core/job/serving_extras_fields.cpp; accounted in core/serving/speculative.cpp,
-// core/serving/lora_slots.cpp and core/answers/machine.cpp.
+// core/serving/lora_slots.cpp and core/answers/colocation.cpp.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -19,7 +19,8 @@ export function showIntent() {
 // answer: the core's intents(); context: { fieldIds, defaults }; onApply(intent) recomputes.
 export function initIntents(answer, { fieldIds, defaults }, onApply) {
   const box = $('intents');
-  const list = answer?.intents ?? [];
+  // The four entry points, then post-training (issue 36: the core lists it apart, under post_train).
+  const list = [...(answer?.intents ?? []), ...(answer?.post_train ?? [])];
   box.hidden = !list.length;
   buttons = list.map((intent) => {
     const button = el('button', { type: 'button', 'data-intent': intent.id, 'aria-pressed': 'false', title: intent.question }, intent.label);

@@ -1,7 +1,7 @@
 // The job form: option lists from the core's options(), one control per job
 // field (fields the page has no hand-made control for get a generic one), the
 // conversion to the job the core reads, and errors shown under their field.
-import { jobValue, modeTitle } from '../vramcalc-client.js';
+import { jobValue, modeTitle, forMode } from '../vramcalc-client.js';
 import { state, yourJobFields } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
@@ -11,7 +11,8 @@ const checkpointingTitles = { none: 'None', selective: 'Selective (attention)', 
 // Names for the core's option ids (the lists themselves come from options()).
 const titles = {
   framework: { custom: 'None (plain PyTorch)', hf: 'Hugging Face Trainer + PEFT', accelerate_fsdp: 'Accelerate FSDP', torchtune: 'torchtune',
-    deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth', torchtitan: 'torchtitan' },
+    deepspeed: 'DeepSpeed ZeRO', megatron: 'Megatron-LM', unsloth: 'Unsloth', torchtitan: 'torchtitan', nemo: 'NeMo',
+    trl: 'TRL', verl: 'verl', openrlhf: 'OpenRLHF' },
   model_init: { none: 'Not modelled', 'torchao_0.1_nf4': 'torchtune 0.1 QLoRA (torchao 0.1 NF4, replayed)' },
   qlora_matmul: { bitsandbytes: 'bitsandbytes (keeps each layer input)', torchao: 'torchao linear_nf4 (torchtune)' },
   engine: { custom: 'None (plain sum)', hf: 'transformers generate', vllm: 'vLLM', sglang: 'SGLang', llamacpp: 'llama.cpp', ollama: 'Ollama' },
@@ -20,6 +21,10 @@ const titles = {
     fused: 'Fused linear + cross-entropy' },
   report: { device: 'Device (nvidia-smi)', reserved: 'Reserved (max_memory_reserved)', allocated: 'Allocated (max_memory_allocated)' },
   attention: { flash: 'FlashAttention 2', sdpa: 'SDPA (PyTorch)', eager: 'Eager' },
+  policy: { full: 'Full (every weight)', lora: 'LoRA', qlora: 'QLoRA (4-bit base)' },
+  vllm_mode: { colocate: 'Colocated on the training GPUs', server: 'A server on GPUs of its own' },
+  speculative_method: { none: 'None', draft: 'Draft model', eagle: 'EAGLE heads', eagle3: 'EAGLE-3 heads', mtp: 'MTP layers (the model\'s own)',
+    ngram: 'n-gram prompt lookup (no memory)' },
 };
 const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
 import { yourControl } from './your-gpus.js';
@@ -85,7 +90,8 @@ function genericControl(key) {
 export function initJob(coreOptions) {
   options = coreOptions;
   defaults = options.defaults;
-  fillSelect($('mode'), options.modes.map((m) => [m, modeTitle(m)]));
+  // The post-training modes (issue 36) after the four others.
+  fillSelect($('mode'), [...options.modes, ...(options.post_modes ?? [])].map((m) => [m, modeTitle(m)]));
   fillSelect($('dtype'), options.dtypes.map((d) => [d.id, d.auto ? d.label : `${d.label} (${d.bits} bits)`]));
   fillSelect($('kv_dtype'), options.kv_dtypes.map((k) => [k, k === 'auto' ? 'same as compute' : k]));
   fillSelect($('optimizer'), options.optimizers.map((o) => [o, optimizerTitles[o] ?? o]));
@@ -97,6 +103,10 @@ export function initJob(coreOptions) {
   for (const key of ['precision', 'loss', 'report', 'attention']) fillSelect($(key), listOf(key, options[key]));
   // FP8 training as one choice: the planner's recipes and the memory each implies (the core's list).
   fillSelect($('fp8_recipe'), [['', 'None (BF16)'], ...(options.fp8_recipes ?? []).map((r) => [r.id, r.label])]);
+  // Issue 36: the policy of a post-training mode, vLLM's rollout mode, the speculative method.
+  for (const [key, list] of [['policy', options.policies], ['vllm_mode', options.vllm_modes], ['speculative_method', options.speculative_methods]]) {
+    if ($(key) && list) fillSelect($(key), listOf(key, list));
+  }
   // Fields the core added that this page has no control for yet.
   const more = $('more-fields');
   for (const key of Object.keys(defaults)) {
@@ -142,10 +152,18 @@ export function readJob({ forCore = false } = {}) {
     const value = jobValue(input.type === 'checkbox' ? input.checked : input.value, defaults[key]);
     if (value !== '' || defaults[key] !== '') job[key] = value;  // '' = "not set" (gpu)
   }
+  // The models sharing the GPU (panels/colocation.js): JSON text, as the link carries it.
+  if (state.machineJobs) job.machine_jobs = state.machineJobs;
   if (!forCore) return job;
   Object.assign(job, yourJobFields());
+  return coreJob(job);
+}
+
+// The job as the core is asked it: no serving engine on a training job, no field its mode refuses
+// (options().field_modes: a field set for another mode stays in the state and the link).
+export function coreJob(job) {
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
-  return job;
+  return forMode(job, options);
 }
 
 // Touching a control: the user's value from now on, replacing whatever the URL said.
@@ -185,8 +203,14 @@ export function showEngineFields(engine) {
   for (const el of document.querySelectorAll('[data-engine]')) el.hidden = !el.dataset.engine.split(' ').includes(engine);
 }
 
+// A post-training mode shows its own fields and its policy's (full: the training fields; lora, qlora: theirs too);
+// data-hide lists the modes a part is hidden in.
+const policyMode = { full: 'train', lora: 'lora', qlora: 'qlora' };
 export function showModeFields(mode) {
-  for (const el of document.querySelectorAll('[data-show]')) el.hidden = !el.dataset.show.split(' ').includes(mode);
+  const shown = [mode];
+  if (options?.post_modes?.includes(mode)) shown.push(policyMode[$('policy')?.value] ?? 'train');
+  for (const el of document.querySelectorAll('[data-show]')) el.hidden = !el.dataset.show.split(' ').some((m) => shown.includes(m));
+  for (const el of document.querySelectorAll('[data-hide]')) el.hidden = el.dataset.hide.split(' ').includes(mode);
 }
 
 // ---------------------------------------------------------------- errors under fields

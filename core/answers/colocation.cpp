@@ -1,4 +1,4 @@
-#include "answers/machine.hpp"
+#include "answers/colocation.hpp"
 
 #include <algorithm>
 
@@ -11,10 +11,10 @@
 namespace vramcalc {
 namespace {
 
-// One job's part of the machine: its per-GPU total (every process keeps its own CUDA context) and
+// One job's part of the shared GPU: its per-GPU total (every process keeps its own CUDA context) and
 // its own test (an engine's pool holding its requests).
-MachineEntry entry(const std::string& label, const Job& job, const Breakdown& b, const ServingInfo& s) {
-    MachineEntry m;
+ColocationEntry entry(const std::string& label, const Job& job, const Breakdown& b, const ServingInfo& s) {
+    ColocationEntry m;
     m.label = label;
     m.engine = engine_name(job.engine);
     const char* field = "";
@@ -31,21 +31,21 @@ MachineEntry entry(const std::string& label, const Job& job, const Breakdown& b,
 
 }  // namespace
 
-MachineAnswer machine_answer(const Job& job, const Estimate& main) {
-    MachineAnswer a;
+ColocationAnswer colocation_answer(const Job& job, const Estimate& main) {
+    ColocationAnswer a;
     if (job.machine_jobs.empty()) return a;
     a.active = true;
     a.jobs.push_back(entry("this job", job, main.breakdown, main.serving));
-    // Each other job's step on the shared GPU (no GPU table: the machine is the question).
+    // Each other job's step on the shared GPU (no GPU table: the shared GPU is the question).
     for (const MachineJob& mj : job.machine_jobs) {
         const Step s = run_step(make_plan(*mj.model, *mj.job), resolve_layout(mj.model->config, *mj.job), true);
         a.jobs.push_back(entry(mj.label, *mj.job, s.breakdown, s.serving));
     }
-    for (const MachineEntry& m : a.jobs) a.total_bytes += m.bytes, a.shares += m.share;
+    for (const ColocationEntry& m : a.jobs) a.total_bytes += m.bytes, a.shares += m.share;
     a.capacity_bytes = device_bytes(job);
     a.free_bytes = a.capacity_bytes - a.total_bytes;
     bool each = true;
-    for (const MachineEntry& m : a.jobs) each = each && m.own_fits;
+    for (const ColocationEntry& m : a.jobs) each = each && m.own_fits;
     const std::string n = std::to_string(a.jobs.size()) + " jobs";
     const std::string gpu = job.device_gib > 0 ? "GPU of " + capacity_text(a.capacity_bytes) : job.gpu ? job.gpu->name : "GPU";
     if (a.capacity_bytes <= 0) {
