@@ -84,26 +84,27 @@ test('Post-train (RL / DPO): GRPO of Qwen2.5-7B with LoRA on an H100, vLLM coloc
   // The post-training fields show; the serving ones and "+ add a model" do not.
   assert.equal(await page.isVisible('#num_generations'), true);
   assert.equal(await page.isVisible('#colocation-add'), false);
-  // The link holds the intent's fields and the GPU, and a new tab shows the same step.
+  // The link holds the intent (the core applies its recipe, docs/answer.md) and the GPU, and a new tab shows the same step.
   await page.waitForFunction(() => location.hash.startsWith('#s='));
   const q = stateOf(page.url());
-  for (const [key, value] of [['mode', 'grpo'], ['policy', 'lora'], ['use_vllm', 'true'], ['num_generations', '8'], ['max_completion_length', '1024'], ['gpu', 'h100']]) {
-    assert.equal(q.get(key), value, key);
-  }
+  for (const [key, value] of [['intent', 'post_train'], ['gpu', 'h100']]) assert.equal(q.get(key), value, key);
   const again = await openCalculator(env.context, page.url());
   assert.equal(await again.inputValue('#mode'), 'grpo');
   assert.equal(await again.inputValue('#max_completion_length'), '1024');
   assertPosttrainEqual(await shownPosttrain(again), want);
   // A shorter completion moves every phase the CLI's way.
   await again.fill('#max_completion_length', '256');
+  await settled(again);
   assertPosttrainEqual(await shownPosttrain(again), native([...GRPO.slice(0, -4), '--max-completion-length', '256', '--gpu', 'h100']));
   // DPO of the same model: no rollout, no generation phase; the online fields hide and are not sent.
   await again.selectOption('#mode', 'dpo');
+  await settled(again);
   const dpo = native(['--model', 'qwen2.5-7b', '--mode', 'dpo', '--framework', 'trl', '--policy', 'lora', '--gpu', 'h100']);
   assertPosttrainEqual(await shownPosttrain(again), dpo);
   assert.equal(await again.isVisible('#num_generations'), false);
   // Back to inference: the post-training panel goes, the counterpart card is the policy served.
   await again.selectOption('#mode', 'inference');
+  await settled(again);
   assert.equal((await shownPosttrain(again)).hidden, true);
   assert.equal(await again.locator('#error').isVisible(), false);
   assert.deepEqual([...page.jsErrors, ...again.jsErrors], []);

@@ -5,7 +5,7 @@
 // sets the job, never the machine: your GPUs stay as they are. The recipe in force is the answer's, said
 // under the buttons on one line (panels/results.js).
 import { state } from '../state.js';
-import { setField } from './job.js';
+import { setField, setIntentModes } from './job.js';
 import { el } from '../render.js';
 
 const $ = (id) => document.getElementById(id);
@@ -22,6 +22,8 @@ export function initIntents(answer, { fieldIds, defaults }, onApply) {
   // The four entry points, then post-training (issue 36: the core lists it apart, under post_train).
   const list = [...(answer?.intents ?? []), ...(answer?.post_train ?? [])];
   box.hidden = !list.length;
+  // The mode each recipe sets, for the fields that apply to some modes only (panels/job.js coreJob).
+  setIntentModes(list.filter((intent) => intent.job?.mode).map((intent) => [intent.id, intent.job.mode]));
   buttons = list.map((intent) => {
     const button = el('button', { type: 'button', 'data-intent': intent.id, 'aria-pressed': 'false', title: intent.question }, intent.label);
     button.addEventListener('click', () => {

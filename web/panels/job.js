@@ -161,9 +161,22 @@ export function readJob({ forCore = false } = {}) {
 
 // The job as the core is asked it: no serving engine on a training job, no field its mode refuses
 // (options().field_modes: a field set for another mode stays in the state and the link).
+// The mode each intent's recipe sets (the core's intents().job.mode; panels/intents.js hands them over).
+const intentModes = new Map();
+export function setIntentModes(entries) {
+  for (const [id, mode] of entries) intentModes.set(id, mode);
+}
+// The mode the job is read in: the form's, else the question's intent's (a post-training field the user sets
+// under Post-train is sent though the form sets no mode), else the core's default.
+function modeOf(job) {
+  return job.mode ?? intentModes.get(state.intent) ?? defaults.mode;
+}
 export function coreJob(job) {
-  if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
-  return forMode(job, options);
+  const mode = modeOf(job);
+  if (mode !== 'inference') delete job.engine;
+  const kept = forMode({ ...job, mode }, options);
+  if (!('mode' in job)) delete kept.mode;  // the mode stays the intent's (or the core's default), not the form's
+  return kept;
 }
 
 // Touching a control: the user's value from now on, replacing whatever the URL said.
