@@ -8,6 +8,7 @@ import { initJob, readJob, touch } from './panels/job.js';
 import { initModel, fetchHub } from './panels/model.js';
 import { initCheckpoint, isCheckpointFile, openCheckpointFile } from './panels/checkpoint.js';
 import { initYours } from './panels/your-gpus.js';
+import { initMachine } from './panels/your-machine.js';
 import { initIntents } from './panels/intents.js';
 import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
@@ -80,6 +81,7 @@ for (const type of ['input', 'change']) {
   });
 }
 initYours(gpuCatalog, update);
+initMachine(gpuCatalog, options.ram_kinds, update);
 initResults();
 // The four entry points: the core's presets; Pre-train opens the cluster planner.
 intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {

@@ -14,9 +14,9 @@
 import { estimate, estimatePair, estimatePairNow, chart, matrix, solve, ladder, cluster as clusterPlan, jobValue, modeTitle,
   onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
-import { state, pastedConfigOf, yourJobFields } from './state.js';
+import { state, pastedConfigOf, yourJobFields, machineJobFields } from './state.js';
 import { readJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
-import { configText, modelName, sourceControl } from './panels/model.js';
+import { configText, modelName, sourceControl, modelIdOfSource } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { drawChart, drawTimeline } from './panels/charts.js';
@@ -26,6 +26,8 @@ import { renderLadder } from './panels/ladder.js';
 import { markScrollable } from './render.js';
 import { writeUrl } from './page-url.js';
 import { yourControl, yoursFromQuery } from './panels/your-gpus.js';
+import { machineFromQuery, noMachine, renderMachine } from './panels/your-machine.js';
+import { renderLocal, wantsMoe } from './panels/local.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
@@ -141,6 +143,13 @@ async function renderLadderPanel(text, job, result, signal) {
   renderLadder(answer);
 }
 
+// Your machine (issue 32): the smallest --n-cpu-moe for a mixture-of-experts model under llama.cpp on a GPU.
+async function renderLocalPanel(text, job, result, signal) {
+  if (!wantsMoe(result)) return;
+  const answer = await remembered('n_cpu_moe', text, job, () => solve(text, job, 'n_cpu_moe', { signal }));
+  if (!answer.cancelled) renderLocal(result, answer);
+}
+
 let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
 async function renderComparisons(text, job, result, signal) {
   const m = await remembered('matrix', text, job, () => matrix(text, job, { signal }));
@@ -177,7 +186,7 @@ async function setupFor(q, signal) {
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
   const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
-  Object.assign(job, yourJobFields(yours, units));
+  Object.assign(job, yourJobFields(yours, units), machineJobFields(machineFromQuery(q, noMachine())));
   if ((job.mode ?? defaults.mode) !== 'inference') delete job.engine;
   let text = null;
   let title = 'pasted config';
@@ -233,6 +242,7 @@ let lastGood = null;
 function secondaryTasks({ text, job, result }) {
   return [
     (signal) => renderLadderPanel(text, job, result, signal),
+    (signal) => renderLocalPanel(text, job, result, signal),
     (signal) => renderChart(text, job, 'seq', signal),
     (signal) => renderChart(text, job, 'batch', signal),
     () => renderTimeline(result),
@@ -315,6 +325,9 @@ async function compute() {
   }
   if (checkpointError) return fail(checkpointError, true);
   const job = readJob({ forCore: true });
+  // The launch command names the model as the CLI does (issue 32), unless the job names it.
+  const modelId = modelIdOfSource();
+  if (modelId && !('model_id' in job)) job.model_id = modelId;
   // A small job's totals on this thread, in the input's own task (painted in the next frame); else the worker's.
   let answer = estimatePairNow(text, job);
   if (answer === undefined) {
@@ -333,6 +346,8 @@ async function compute() {
   state.resultConfig = text;
   state.other = other;
   renderResults(result, other, { name: modelName(), options: page.options });
+  renderLocal(result);
+  renderMachine(result);
   lastGood = { text, job, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;

@@ -9,6 +9,7 @@ import { MAX_JSON_TEXT, tooLargeMessage, jobFromText, quoted } from './vramcalc-
 import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
+import { applyMachine } from './panels/your-machine.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -96,6 +97,7 @@ export async function applyQuery(q) {
     s.hubId = q.get('hf');
   }
   applyYours(q);
+  applyMachine(q);
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();

@@ -19,6 +19,10 @@ export const state = {
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
   yourGpus: { gpu: '', count: '1', customGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
+  // Your machine's RAM beside "Your GPUs" (issue 32; panels/your-machine.js), as typed: its size in ramUnit
+  // (the unit it was typed in), what other programs use, its kind, channels, MT/s or a measured bandwidth.
+  // Remembered between visits in localStorage under 'vramcalc.yourMachine'.
+  machine: { ram: '', ramUnit: 'gb', used: '', kind: '', channels: '', mts: '', bandwidth: '' },
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   result: null,        // last good estimate and its counterpart
@@ -53,6 +57,23 @@ export function yourJobFields(yours = state.yourGpus, units = state.units) {
   return job;
 }
 
+// The machine's job fields (docs/machine.md), values as typed (the core reads them and names a bad one): the RAM
+// and the RAM in use as ram_gb / ram_gib and ram_used_gb / ram_used_gib in the unit typed, ram_kind, ram_channels,
+// ram_mts, ram_bandwidth_gbs. The URL holds them under the same names.
+export const MACHINE_FIELDS = ['ram_gb', 'ram_gib', 'ram_used_gb', 'ram_used_gib', 'ram_kind', 'ram_channels', 'ram_mts',
+  'ram_bandwidth_gbs'];
+export function machineJobFields(machine = state.machine) {
+  const job = {};
+  const gib = machine.ramUnit === 'gib';
+  if (machine.ram !== '') job[gib ? 'ram_gib' : 'ram_gb'] = machine.ram;
+  if (machine.used !== '') job[gib ? 'ram_used_gib' : 'ram_used_gb'] = machine.used;
+  if (machine.kind !== '') job.ram_kind = machine.kind;
+  if (machine.channels !== '') job.ram_channels = machine.channels;
+  if (machine.mts !== '') job.ram_mts = machine.mts;
+  if (machine.bandwidth !== '') job.ram_bandwidth_gbs = machine.bandwidth;
+  return job;
+}
+
 function withoutConfig(setup) {
   const q = new URLSearchParams(setup);
   if (q.has('config')) q.set('config', '');
@@ -60,7 +81,7 @@ function withoutConfig(setup) {
 }
 
 // The URL query for the state: the model source, the job fields the user set,
-// your GPUs (gpu, gpus, device_gb / device_gib, units), the chart line and the comparison list.
+// your GPUs (gpu, gpus, device_gb / device_gib, units), your machine's RAM (machineJobFields), the chart line and the comparison list.
 // withConfig false: the pasted config left out (config= empty: the Paste tab opens empty), for a link too large to share.
 export function stateQuery(job, { withConfig = true } = {}) {
   const q = new URLSearchParams();
@@ -70,6 +91,7 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (s.kind === 'paste') q.set('config', withConfig ? s.pasted : '');
   for (const [key, value] of Object.entries(job)) q.set(key, String(value));
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
+  for (const [key, value] of Object.entries(machineJobFields())) q.set(key, String(value));
   // "Another GPU" before its size is typed is no job field, but the link keeps the choice (issue 37 L7).
   if (state.yourGpus.gpu === 'custom' && !q.has('device_gb') && !q.has('device_gib')) q.set('gpu', 'custom');
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));

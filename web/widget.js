@@ -3,7 +3,10 @@
 // Any job field works as an attribute (kv-dtype or kv_dtype), and so do
 // theme="light|dark|auto" (light by default: a white blog stays white when the
 // reader's OS is dark; auto follows the OS), compact (the total and the verdict,
-// no breakdown) and calculator (the full calculator's page, for the link). Flags take
+// no breakdown) and calculator (the full calculator's page, for the link); ram="64"
+// is the machine's RAM in GB (the core's ram, as ram_gb). Run locally (engine
+// llamacpp, ollama or mlx), the widget shows the core's answer for the whole
+// machine: both pools, the speed and the command, copyable (local-view.js). Flags take
 // true/false, or a bare attribute for true; anything else is an error
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
@@ -22,6 +25,7 @@
 import { loadCore, loadModels, lookupModel, estimate, jobFromText, modeTitle, onCoreStatus, quoted } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, el } from './render.js';
 import { stateLink } from './link.js';
+import { localView } from './local-view.js';
 
 const base = new URL('./', import.meta.url);
 // The full calculator beside this file (the npm package ships none: scripts/pack_widget.sh sets null, and then the
@@ -34,7 +38,8 @@ try {
 } catch (e) {
   startError = e;
 }
-const jobKeys = Object.keys(defaults);
+// The job's fields, and ram (the machine's RAM in GB: the core reads it as ram_gb; issue 32).
+const jobKeys = [...Object.keys(defaults), 'ram'];
 const attributeName = (key) => key.replaceAll('_', '-');
 
 // The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
@@ -61,11 +66,12 @@ function build(root) {
     tbody: el('tbody'),
     fit: el('p', { class: 'fit' }),
     ratio: el('p', { class: 'ratio' }),
+    local: el('div', { class: 'local', hidden: '' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.ratio);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.local, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -145,6 +151,8 @@ class VramCalc extends HTMLElement {
     p.total.replaceChildren();
     p.fit.textContent = '';
     p.ratio.textContent = '';
+    p.local.replaceChildren();
+    p.local.hidden = true;
     delete this.dataset.total;
     this.dataset.error = message;
   }
@@ -177,8 +185,10 @@ class VramCalc extends HTMLElement {
     const read = await jobFromText(this.fields(), 'attribute', { signal });
     if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
+    // The launch command names the model as the CLI does (its Hub id), unless model-id says otherwise.
+    const asked = model && !('model_id' in job) ? { ...job, model_id: model.hf_id || model.id } : job;
     const result = found.error ? { ok: false, error: found.error }
-      : !read.ok ? read : await estimate(JSON.stringify(model.config), job, { signal });
+      : !read.ok ? read : await estimate(JSON.stringify(model.config), asked, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     // A model the catalog does not have is named as the core quotes input (a 400,000-character attribute: issue 37 H1).
     const name = model ? model.name : await quoted(id, { signal });
@@ -200,6 +210,10 @@ class VramCalc extends HTMLElement {
     // A blog needs only the terms this job has (no "KV cache 0.00 GB" under training); the page lists them all.
     renderBreakdownRows(p.tbody, { ...result, terms: result.terms.filter((t) => t.bytes > 0) }, false);
     p.fit.textContent = result.verdict.text;  // the core's verdict: on the reader's gpu="…", or what the job needs
+    // Run locally: the whole machine's answer and the command (vLLM and SGLang: their launch line).
+    const local = localView(result);
+    p.local.hidden = !local;
+    p.local.replaceChildren(...(local ? [local] : []));
     p.ratio.textContent = `Raw weights ${result.weights_reference_text}; this job needs ${result.ratio_text} that.`;
     this.dataset.total = result.total_text;
     this.dispatchEvent(new CustomEvent('vramcalc-update', { detail: result }));

@@ -10,10 +10,12 @@
 import { state, yourJobFields } from '../state.js';
 import { gpusIn } from '../vramcalc-client.js';
 import { el } from '../render.js';
+import { machineControl } from './your-machine.js';
 
 const $ = (id) => document.getElementById(id);
 export const REMEMBERED = 'vramcalc.yourGpus';
 const CUSTOM = 'custom';
+const CPU_ONLY = 'cpu';  // no GPU: the core's gpu "cpu" (llama.cpp, Ollama; issue 32)
 const kindTitles = { consumer: 'Consumer', workstation: 'Workstation', datacenter: 'Data centre', apple: 'Apple', other: 'Other' };
 
 const fresh = () => ({ gpu: '', count: '1', customGb: '' });
@@ -22,7 +24,7 @@ const fresh = () => ({ gpu: '', count: '1', customGb: '' });
 const catalogIds = new Set();
 // A GPU choice worth remembering: a catalog id, "custom" or none; anything else (an id from an old or
 // mistyped link, a 2 MB one: issue 37 L4) lasts only as long as its link.
-const rememberable = (gpu) => gpu === '' || gpu === CUSTOM || catalogIds.has(gpu);
+const rememberable = (gpu) => gpu === '' || gpu === CUSTOM || gpu === CPU_ONLY || catalogIds.has(gpu);
 // A stored count or size: text or a number, as typed; anything else (an object: issue 37 L5) is none.
 const storedText = (value, none) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : none);
 
@@ -79,7 +81,8 @@ export function applyYours(q) {
 // The control that shows an error about one of these fields.
 export function yourControl(key) {
   const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', units: 'units-gb' };
-  return Object.hasOwn(controls, key) ? $(controls[key]) : null;  // own keys only: job.constructor names none (issue 37 L1)
+  // own keys only: job.constructor names none (issue 37 L1); the machine's RAM fields are its panel's
+  return Object.hasOwn(controls, key) ? $(controls[key]) : machineControl(key);
 }
 
 let listedUnits = '';
@@ -92,7 +95,7 @@ function fillGpus(catalog, units) {
     groups.get(kind).append(new Option(`${g.name} · ${g.capacity_text}`, g.id));
   }
   select.replaceChildren(new Option('Not chosen: recommend one', ''), ...groups.values(),
-    new Option('Another GPU: type its memory', CUSTOM));
+    new Option('Another GPU: type its memory', CUSTOM), new Option('No GPU: CPU only (llama.cpp, Ollama)', CPU_ONLY));
   listedUnits = units;
 }
 
