@@ -59,7 +59,7 @@ const fact = (page, key) => text(page, `#local-body [data-fact=${key}] dd`);
 test('Run locally with 64 GB of RAM: gpt-oss-120b on an RTX 4090, experts in RAM, the CLI\'s layout, speed and command; remembered', async () => {
   const page = await open('model=gpt-oss-120b');
   await page.selectOption('#gpu', 'rtx4090');
-  await page.fill('#machine-ram', '64');
+  await page.fill('#ram-gb', '64');
   await page.click('#intents button[data-intent=run_locally]');
   const job = { ...intentJob('run_locally'), gpu: 'rtx4090', ram_gb: 64 };
   const expected = nativeJson('gpt-oss-120b', { ...job, model_id: hubId('gpt-oss-120b') });
@@ -95,6 +95,7 @@ test('Run locally with 64 GB of RAM: gpt-oss-120b on an RTX 4090, experts in RAM
   const command = await page.locator('#local-body pre[data-command=llama-server]').innerText();
   assert.equal(command, expected.command.text);
   assert.equal(command, nativeCommand('gpt-oss-120b', job));
+  assert.equal(await text(page, '#command'), command);
   assert.match(command, new RegExp(`^llama-server -m gpt-oss-120b-Q4_K_M\\.gguf .*--n-cpu-moe ${local.n_cpu_moe} `));
   // the machine's RAM and its bandwidth, said once under the control
   assert.equal(await text(page, '#machine-source'), `${local.machine.ram_text}: RAM bandwidth ${local.machine.bandwidth_source}.`);
@@ -103,10 +104,10 @@ test('Run locally with 64 GB of RAM: gpt-oss-120b on an RTX 4090, experts in RAM
   assert.equal(state.get('gpu'), 'rtx4090');
   await page.reload();
   await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
-  assert.equal(await page.inputValue('#machine-ram'), '64');
+  assert.equal(await page.inputValue('#ram-gb'), '64');
   assert.equal(await text(page, '#verdict'), expected.verdict.text);
   const later = await open('model=gpt-oss-120b&engine=llamacpp&dtype=q4_k_m&seq=4096&batch=1&n_gpu_layers=-1&mode=inference', { remembered: true });
-  assert.equal(await later.inputValue('#machine-ram'), '64');
+  assert.equal(await later.inputValue('#ram-gb'), '64');
   assert.equal(await later.inputValue('#gpu'), 'rtx4090');
   assert.equal(await text(later, '#verdict'), expected.verdict.text);
   await screenshot(page, 'local-machine-gpt-oss-120b');
@@ -117,7 +118,7 @@ test('Run locally with 64 GB of RAM: gpt-oss-120b on an RTX 4090, experts in RAM
 
 test('a link with the RAM opens it in a fresh visit; the docs\' example (MXFP4, --fit): 24 layers\' experts, 29.8 tokens/s', async () => {
   const page = await open('model=gpt-oss-120b&mode=inference&engine=llamacpp&gpu=rtx4090&ram_gb=64');
-  assert.equal(await page.inputValue('#machine-ram'), '64');
+  assert.equal(await page.inputValue('#ram-gb'), '64');
   const job = { mode: 'inference', engine: 'llamacpp', gpu: 'rtx4090', ram_gb: 64 };
   const expected = nativeJson('gpt-oss-120b', { ...job, model_id: hubId('gpt-oss-120b') });
   // docs/machine.md's example, hand-checked there (tests/test_machine.cpp derives N = 24)
@@ -171,17 +172,17 @@ test('a bad RAM value (0, -1, 1e9) is one error naming the field, as the CLI say
   const page = await open('model=qwen3-30b-a3b&mode=inference&engine=llamacpp&gpu=rtx3070&ram_gb=32');
   assert.equal(await page.isVisible('#local-panel'), true);
   for (const bad of ['0', '-1', '1e9']) {
-    await page.fill('#machine-ram', bad);
+    await page.fill('#ram-gb', bad);
     const cli = nativeError('qwen3-30b-a3b', { mode: 'inference', engine: 'llamacpp', gpu: 'rtx3070', ram_gb: Number(bad) });
     assert.equal(cli.status, 2);
     const message = cli.stderr.trim().replace(/^vramcalc: error: job\.ram_gb: /, '');
     assert.match(message, /^must be more than 0 and at most 100,000 GB \(100 TB\), got /);
     assert.equal(await page.locator('.field-error').count(), 1, bad);
     assert.equal(await text(page, '.field-error'), message);
-    assert.equal(await page.getAttribute('#machine-ram', 'aria-invalid'), 'true');
+    assert.equal(await page.getAttribute('#ram-gb', 'aria-invalid'), 'true');
     assert.match(await text(page, '#error'), new RegExp(`^System RAM \\(GB\\): ${message.replace(/[()]/g, '\\$&')} \\(the figures below are the last valid ones\\)$`));
   }
-  await page.fill('#machine-ram', '32');
+  await page.fill('#ram-gb', '32');
   assert.equal(await page.locator('.field-error').count(), 0);
   assert.equal(await page.isHidden('#error'), true);
   assert.deepEqual(page.jsErrors, []);
@@ -199,7 +200,7 @@ test('a Mac shows its GPU share with the core\'s source; no GPU is a machine too
   // no GPU: everything in RAM, at the RAM's speed
   await page.selectOption('#gpu', 'cpu');
   assert.equal(await page.isVisible('#machine-ram-box'), true);
-  await page.fill('#machine-ram', '32');
+  await page.fill('#ram-gb', '32');
   const cpu = nativeJson('gpt-oss-120b', { mode: 'inference', engine: 'llamacpp', gpu: 'cpu', ram_gb: 32, model_id: hubId('gpt-oss-120b') });
   assert.equal(await text(page, '#verdict'), cpu.verdict.text);
   assert.match(cpu.verdict.text, /no GPU/);
@@ -269,7 +270,7 @@ test('the widget with ram: the whole machine\'s verdict, the speed and the CLI\'
   const link = await page.locator('#moe a').getAttribute('href');
   assert.equal(stateOf(link).get('ram'), '64');
   const full = await openCalculator(context, link);
-  assert.equal(await full.inputValue('#machine-ram'), '64');
+  assert.equal(await full.inputValue('#ram-gb'), '64');
   assert.equal(await text(full, '#verdict'), expected.verdict.text);
   await screenshot(page, 'local-machine-widget');
   assert.deepEqual(page.jsErrors, []);

@@ -23,5 +23,7 @@ export function renderLocal(result, moe = null) {
     return;
   }
   $('local-title').textContent = result.local.applies ? 'On your machine' : 'The command';
+  // The launch line, by the id the page's tests and links to it use.
+  view.querySelector('pre.command-text code')?.setAttribute('id', 'command');
   $('local-body').replaceChildren(view);
 }

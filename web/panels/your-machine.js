@@ -14,7 +14,7 @@ export const REMEMBERED_MACHINE = 'vramcalc.yourMachine';
 
 export const noMachine = () => ({ ram: '', ramUnit: 'gb', used: '', kind: '', channels: '', mts: '', bandwidth: '' });
 // The controls, by the state's key.
-const CONTROLS = { ram: 'machine-ram', used: 'machine-ram-used', kind: 'machine-ram-kind', channels: 'machine-ram-channels',
+const CONTROLS = { ram: 'ram-gb', used: 'machine-ram-used', kind: 'machine-ram-kind', channels: 'machine-ram-channels',
   mts: 'machine-ram-mts', bandwidth: 'machine-ram-bandwidth' };
 // The job fields, by the control that sets them (errors go under the control).
 const FIELD_CONTROLS = { ram_gb: 'ram', ram_gib: 'ram', ram_used_gb: 'used', ram_used_gib: 'used', ram_kind: 'kind',
