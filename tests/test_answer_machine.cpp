@@ -138,3 +138,20 @@ TEST_CASE("several models on one GPU: one `machine` in the answer, their shared 
     CHECK(a["machine"]["shared"] == e["colocation"]);
     CHECK(a["machine"]["shared"]["jobs"].size() == 2);
 }
+
+TEST_CASE("what fits under a local runtime: Ollama takes no --n-cpu-moe; the smallest --n-cpu-moe keeps every layer on the GPU") {
+    // gpt-oss-120b on an RTX 4090 with 32 GB of RAM under Ollama: the part answers (before, the runtime's --n-cpu-moe
+    // was added to Ollama's job, which refuses it: job.n_cpu_moe).
+    const json ollama = ask("gpt-oss-120b", {{"machine", {{"gpu", "rtx4090"}, {"ram_gb", 32}}}, {"job", {{"engine", "ollama"}}}, {"parts", {"what_fits"}}});
+    REQUIRE(ollama["ok"] == true);
+    CHECK(ollama["what_fits"]["rows"].size() >= 4);
+    // llama.cpp before --fit (2025-08) loads -ngl 13 of 37; the smallest --n-cpu-moe is asked with every layer on
+    // the GPU, as it is used (-ngl all --n-cpu-moe N): 24, the --solve n_cpu_moe answer, not 0 at -ngl 13.
+    const json old = ask("gpt-oss-120b", {{"machine", {{"gpu", "rtx4090"}, {"ram_gb", 64}}},
+                                          {"job", {{"engine", "llamacpp"}, {"llamacpp_version", "2025-08"}}}, {"parts", {"what_fits"}}});
+    REQUIRE(old["ok"] == true);
+    json moe;
+    for (const json& r : old["what_fits"]["rows"])
+        if (r["question"] == "n_cpu_moe") moe = r;
+    CHECK(moe["answer"] == 24);
+}

@@ -7,6 +7,7 @@
 #include "job/runtime_versions.hpp"
 #include "local/speed_params.hpp"
 #include "text/errors.hpp"
+#include "text/field_labels.hpp"
 
 using namespace vramcalc;
 using nlohmann::json;
@@ -226,4 +227,42 @@ TEST_CASE("the printed command: every layout flag, and a model name that cannot 
           "python -m sglang.launch_server --model-path m --context-length 4096 --tp 2");
     CHECK(run("qwen3-4b", {{"engine", "mlx"}, {"dtype", "int4"}, {"model_file", "mlx-community/Qwen3-4B-4bit"}}).command.text ==
           "mlx_lm.server --model mlx-community/Qwen3-4B-4bit");
+}
+
+TEST_CASE("the page's texts for the machine: the layout in words, the widget's ram, the RAM kinds, unified GPU rows") {
+    // The layout the verdict names, as the page's "Layout" line says it.
+    const Estimate moe = run("gpt-oss-120b", {{"engine", "llamacpp"}, {"gpu", "rtx4090"}, {"ram_gb", 64}});
+    CHECK(moe.local.layout_text == "the routed experts of the first 24 of 36 layers in RAM (--n-cpu-moe 24)");
+    CHECK(moe.local.verdict.find(" with " + moe.local.layout_text + ":") != std::string::npos);
+    const Estimate partial = run("llama-3-8b", {{"engine", "llamacpp"}, {"gpu", "rtx4090"}, {"n_gpu_layers", 20}});
+    CHECK(partial.local.layout_text == "-ngl 20 of 32 layers on the GPU");
+    CHECK(run("llama-3-8b", {{"engine", "llamacpp"}, {"gpu", "rtx4090"}}).local.layout_text == "every layer on the GPU");
+    CHECK(run("llama-3-8b", {{"engine", "llamacpp"}, {"gpu", "cpu"}, {"ram_gb", 32}}).local.layout_text ==
+          "no GPU: every layer on the CPU, in RAM");
+    CHECK(run("llama-3-8b", {{"engine", "vllm"}, {"gpu", "rtx4090"}}).local.layout_text.empty());  // not a local runtime
+    // ram: the widget's attribute, in GB as ram_gb; given with ram_gb (or ram_gib) it is one error naming job.ram.
+    CHECK(parse_job({{"ram", 64}}).machine.ram_bytes == 64e9);
+    CHECK_THROWS_WITH_AS(parse_job({{"ram", 64}, {"ram_gb", 32}}), doctest::Contains("job.ram: gives the RAM a second time (ram_gb"),
+                         InputError);
+    CHECK_THROWS_WITH_AS(parse_job({{"ram", 0}}), doctest::Contains("job.ram: must be more than 0 and at most 100,000 GB (100 TB), got 0"),
+                         InputError);
+    CHECK(field_label("job.ram") == "System RAM");
+    CHECK(field_label("job.ram_gb") == "System RAM");
+    // options(): each RAM kind with the configuration the bandwidth assumes for it (machine.cpp's rows: DDR5-5600 ×
+    // 2 channels, DDR4-3200, LPDDR5X-8533), and the unknown kind first.
+    const json kinds = json::parse(options_json()).at("ram_kinds");
+    REQUIRE(kinds.size() == 5);
+    CHECK(kinds[0] == json{{"id", "unknown"}, {"label", "Not given (2 channels at 5600 MT/s assumed)"}});
+    CHECK(kinds[1] == json{{"id", "ddr4"}, {"label", "DDR4 (usually 2 channels at 3200 MT/s)"}});
+    CHECK(kinds[2] == json{{"id", "ddr5"}, {"label", "DDR5 (usually 2 channels at 5600 MT/s)"}});
+    CHECK(kinds[4] == json{{"id", "lpddr5x"}, {"label", "LPDDR5X (usually 2 channels at 8533 MT/s)"}});
+    // gpus(): the unified-memory machines (their RAM is the GPU's) and a discrete GPU.
+    int unified = 0;
+    for (const json& g : json::parse(gpus_json())) {
+        const std::string id = g.at("id");
+        if (id == "m3-max-128" || id == "strix-halo-128" || id == "dgx-spark") CHECK(g.at("unified") == true);
+        if (id == "rtx4090") CHECK(g.at("unified") == false);
+        unified += g.at("unified").get<bool>();
+    }
+    CHECK(unified >= 3);
 }

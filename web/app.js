@@ -9,6 +9,7 @@ import { initModel, fetchHub } from './panels/model.js';
 import { initCheckpoint, isCheckpointFile, openCheckpointFile } from './panels/checkpoint.js';
 import { initYours } from './panels/your-gpus.js';
 import { initIntents, leaveIntent } from './panels/intents.js';
+import { initMachine } from './panels/your-machine.js';
 import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
@@ -85,6 +86,7 @@ for (const type of ['input', 'change']) {
 }
 initYours(gpuCatalog, update);
 initColocation({ options, models, onChange: (push) => update({ push }) });
+initMachine(gpuCatalog, options.ram_kinds, update);
 initResults();
 // The four entry points: the core's presets; Pre-train opens the cluster planner.
 intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {

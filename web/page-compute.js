@@ -16,7 +16,7 @@ import { answer, answerNow, jobValue, onCoreStatus, lookupModel, quoted, CANCELL
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, questionFor } from './state.js';
 import { readJob, coreJob, showEffective, showModeFields, showFieldError, clearFieldErrors, labelledMessage } from './panels/job.js';
-import { configText, modelName, sourceControl } from './panels/model.js';
+import { configText, modelName, sourceControl, modelIdOfSource } from './panels/model.js';
 import { checkpointFor, checkpointTag } from './panels/checkpoint.js';
 import { renderResults, showState } from './panels/results.js';
 import { drawChart, drawTimeline } from './panels/charts.js';
@@ -29,6 +29,8 @@ import { yourControl, yoursFromQuery } from './panels/your-gpus.js';
 import { renderPosttrain } from './panels/posttrain.js';
 import { renderServingExtras } from './panels/serving-extras.js';
 import { renderColocation, colocationControl } from './panels/colocation.js';
+import { machineFromQuery, noMachine, renderMachine } from './panels/your-machine.js';
+import { renderLocal, wantsMoe } from './panels/local.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { options, defaults, models, fieldIds, clusterPanel() }
@@ -148,6 +150,16 @@ async function renderLadderPanel(text, question, result, signal) {
   renderLadder(a.ok ? a.ladder : a);
 }
 
+// Your machine (issue 32): the smallest --n-cpu-moe for a mixture-of-experts model under llama.cpp on a GPU, the
+// what-fits part's n_cpu_moe row (the same part "What fits" draws, asked once).
+async function renderLocalPanel(text, question, result, signal) {
+  if (!wantsMoe(result)) return;
+  const a = await part('what_fits', text, question, signal);
+  if (a.cancelled) return;
+  const row = a.ok ? a.what_fits.rows.find((r) => r.question === 'n_cpu_moe') : null;
+  renderLocal(result, row ? { ok: row.found, answer: row.answer, text: row.text } : null);
+}
+
 let removedSetup = null;  // the index of the setup just removed, until the comparison is drawn again
 async function renderComparisons(text, question, result, signal) {
   const a = await part('matrix', text, question, signal);
@@ -183,7 +195,7 @@ async function setupFor(q, signal) {
   const { fieldIds, defaults, models } = page;
   const job = {};
   for (const key of fieldIds) if (q.has(key)) job[key] = jobValue(q.get(key), defaults[key]);
-  const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '', ramGb: '' }, units: 'gb' });
+  const { yours, units } = yoursFromQuery(q, { yours: { gpu: '', count: '1', customGb: '' }, units: 'gb' });
   if (q.has('machine_jobs')) job.machine_jobs = q.get('machine_jobs');
   let text = null;
   let title = 'pasted config';
@@ -202,7 +214,7 @@ async function setupFor(q, signal) {
   } else {
     text = pastedConfigOf(q) || null;
   }
-  const asked = questionFor({ job: coreJob(job), name: title, yours, units, intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
+  const asked = questionFor({ job: coreJob(job), name: title, yours, units, machine: machineFromQuery(q, noMachine()), intent: q.get('intent') ?? '', fp8: q.get('fp8_recipe') ?? '',
     cluster: {}, parts: ['head'] });
   const result = text ? await answer(text, asked, { signal })
     : { ok: false, error: refused ?? { message: q.has('hf') ? 'config not available: fetch it once from the Hub' : 'config not available: not in the link' } };
@@ -239,6 +251,7 @@ let lastGood = null;
 function secondaryTasks({ text, question, result }) {
   return [
     (signal) => renderLadderPanel(text, question, result, signal),
+    (signal) => renderLocalPanel(text, question, result, signal),
     (signal) => renderCharts(text, question, signal),
     () => renderTimeline(result),
     (signal) => renderFitsPanel(text, question, signal),
@@ -341,6 +354,8 @@ async function compute() {
   renderPosttrain(result);  // issue 36: the post-training step, the serving extras, the shared GPU
   renderServingExtras(result);
   renderColocation(result);
+  renderLocal(result);  // issue 32: the whole machine, its pools, speed and command
+  renderMachine(result);
   lastGood = { text, question, result };
   scheduleSecondary(secondaryTasks(lastGood), signal);
   return undefined;
@@ -350,7 +365,11 @@ async function compute() {
 // training job), the FP8 recipe and the planner's fields (docs/answer.md).
 export function currentQuestion() {
   // No serving engine on a training job, no field the mode refuses (options().field_modes), the models sharing the GPU.
-  return questionFor({ job: coreJob(readJob()), name: modelName() });
+  const job = coreJob(readJob());
+  // The launch command names the model as the CLI does (issue 32), unless the job names it.
+  const modelId = modelIdOfSource();
+  if (modelId && !('model_id' in job)) job.model_id = modelId;
+  return questionFor({ job, name: modelName() });
 }
 
 // The core on this thread has started: one answer for the job on screen, discarded, so the wasm has

@@ -11,6 +11,7 @@ import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
 import { showIntent } from './panels/intents.js';
 import { syncColocation } from './panels/colocation.js';
+import { applyMachine } from './panels/your-machine.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -106,6 +107,7 @@ export async function applyQuery(q) {
   showIntent();
   state.machineJobs = q.get('machine_jobs') ?? '';
   syncColocation();
+  applyMachine(q);
   for (const key of Object.keys(state.cluster)) delete state.cluster[key];  // the panel holds this object
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();

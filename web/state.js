@@ -15,15 +15,18 @@ export const state = {
   // "Your GPUs" (issue 23): the one GPU choice that drives the verdict, the
   // GPU table's and matrix's colours, the chart's capacity line and the cluster
   // planner. gpu: a catalog id ('' = none chosen yet); count: how many;
-  // customGb: a custom memory size as typed (used when gpu is 'custom'); ramGb: the machine's system RAM in
-  // GB as typed ('' = not given; issue 32: llama.cpp, Ollama and MLX are judged on GPU memory and RAM together).
+  // customGb: a custom memory size as typed (used when gpu is 'custom'). The RAM beside it is `machine`.
   // Remembered between visits in localStorage under 'vramcalc.yourGpus'.
-  yourGpus: { gpu: '', count: '1', customGb: '', ramGb: '' },
+  yourGpus: { gpu: '', count: '1', customGb: '' },
   units: 'gb',         // 'gb' (10^9 B, the default) or 'gib' (nvidia-smi, PyTorch): passed to the core
   // The entry point chosen (the core's intents: run_locally, serve, fine_tune, pretrain; '' none): sent to the
   // core with the job, which applies its recipe for the model under the fields the user set (issue 33).
   intent: '',
   fp8: '',             // FP8 training recipe (the core's options().fp8_recipes; '' none)
+  // Your machine's RAM beside "Your GPUs" (issue 32; panels/your-machine.js), as typed: its size in ramUnit
+  // (the unit it was typed in), what other programs use, its kind, channels, MT/s or a measured bandwidth.
+  // Remembered between visits in localStorage under 'vramcalc.yourMachine'.
+  machine: { ram: '', ramUnit: 'gb', used: '', kind: '', channels: '', mts: '', bandwidth: '' },
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   machineJobs: '',     // the other models on the GPU (job field machine_jobs), as JSON text (panels/colocation.js)
@@ -55,22 +58,39 @@ export function yourJobFields(yours = state.yourGpus, units = state.units) {
     job.gpu = yours.gpu;
   }
   if (yours.count !== '1') job.gpus = yours.count;
-  if (yours.ramGb) job.ram_gb = yours.ramGb;
   if (units !== 'gb') job.units = units;
   return job;
 }
 
-// Your GPUs as the question's machine (api/question.hpp): the GPU or its memory, the count and the RAM, as typed.
-export function yourMachine(yours = state.yourGpus, units = state.units) {
-  const { units: _units, ...machine } = yourJobFields(yours, units);
-  return machine;
+// The machine's job fields (docs/machine.md), values as typed (the core reads them and names a bad one): the RAM
+// and the RAM in use as ram_gb / ram_gib and ram_used_gb / ram_used_gib in the unit typed, ram_kind, ram_channels,
+// ram_mts, ram_bandwidth_gbs. The URL holds them under the same names.
+export const MACHINE_FIELDS = ['ram_gb', 'ram_gib', 'ram_used_gb', 'ram_used_gib', 'ram_kind', 'ram_channels', 'ram_mts',
+  'ram_bandwidth_gbs'];
+export function machineJobFields(machine = state.machine) {
+  const job = {};
+  const gib = machine.ramUnit === 'gib';
+  if (machine.ram !== '') job[gib ? 'ram_gib' : 'ram_gb'] = machine.ram;
+  if (machine.used !== '') job[gib ? 'ram_used_gib' : 'ram_used_gb'] = machine.used;
+  if (machine.kind !== '') job.ram_kind = machine.kind;
+  if (machine.channels !== '') job.ram_channels = machine.channels;
+  if (machine.mts !== '') job.ram_mts = machine.mts;
+  if (machine.bandwidth !== '') job.ram_bandwidth_gbs = machine.bandwidth;
+  return job;
+}
+
+// Your machine as the question's machine (api/question.hpp): the GPU or its memory, the count, and the RAM's
+// fields (machineJobFields), as typed.
+export function yourMachine(yours = state.yourGpus, units = state.units, machine = state.machine) {
+  const { units: _units, ...gpus } = yourJobFields(yours, units);
+  return { ...gpus, ...machineJobFields(machine) };
 }
 
 // The one question the page asks the core (docs/answer.md): the model's name, your machine, the intent,
 // the job fields the user set (units among them), the FP8 recipe and the planner's fields.
-export function questionFor({ job, name = '', yours = state.yourGpus, units = state.units, intent = state.intent, fp8 = state.fp8,
-  cluster = state.cluster, parts } = {}) {
-  const q = { model_name: name.slice(0, 200), machine: yourMachine(yours, units), job: { ...job } };
+export function questionFor({ job, name = '', yours = state.yourGpus, units = state.units, machine = state.machine, intent = state.intent,
+  fp8 = state.fp8, cluster = state.cluster, parts } = {}) {
+  const q = { model_name: name.slice(0, 200), machine: yourMachine(yours, units, machine), job: { ...job } };
   if (units !== 'gb') q.job.units = units;
   if (intent) q.intent = intent;
   if (fp8) q.fp8 = fp8;
@@ -89,7 +109,7 @@ function withoutConfig(setup) {
 }
 
 // The URL query for the state: the model source, the job fields the user set,
-// your GPUs (gpu, gpus, device_gb / device_gib, units), the chart line and the comparison list.
+// your GPUs (gpu, gpus, device_gb / device_gib, units), your machine's RAM (machineJobFields), the chart line and the comparison list.
 // withConfig false: the pasted config left out (config= empty: the Paste tab opens empty), for a link too large to share.
 export function stateQuery(job, { withConfig = true } = {}) {
   const q = new URLSearchParams();
@@ -101,6 +121,7 @@ export function stateQuery(job, { withConfig = true } = {}) {
   for (const [key, value] of Object.entries(yourJobFields())) q.set(key, String(value));
   if (state.intent) q.set('intent', state.intent);
   if (state.fp8) q.set('fp8_recipe', state.fp8);
+  for (const [key, value] of Object.entries(machineJobFields())) q.set(key, String(value));
   // "Another GPU" before its size is typed is no job field, but the link keeps the choice (issue 37 L7).
   if (state.yourGpus.gpu === 'custom' && !q.has('device_gb') && !q.has('device_gib')) q.set('gpu', 'custom');
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));

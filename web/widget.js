@@ -4,7 +4,10 @@
 // --machine-jobs takes), and so do
 // theme="light|dark|auto" (light by default: a white blog stays white when the
 // reader's OS is dark; auto follows the OS), compact (the total and the verdict,
-// no breakdown) and calculator (the full calculator's page, for the link). Flags take
+// no breakdown) and calculator (the full calculator's page, for the link); ram="64"
+// is the machine's RAM in GB (the core's ram, as ram_gb). Run locally (engine
+// llamacpp, ollama or mlx), the widget shows the core's answer for the whole
+// machine: both pools, the speed and the command, copyable (local-view.js). Flags take
 // true/false, or a bare attribute for true; anything else is an error
 // naming the field. Styles live in a shadow root with linked sheets (no
 // inline <style>), so the host page's CSS neither leaks in nor out and a
@@ -25,6 +28,7 @@
 import { loadCore, loadModels, lookupModel, answer, jobFromText, modeTitle, onCoreStatus, quoted } from './vramcalc-client.js';
 import { renderBar, renderBreakdownRows, renderPhases, el } from './render.js';
 import { stateLink } from './link.js';
+import { localView } from './local-view.js';
 
 const base = new URL('./', import.meta.url);
 // The full calculator beside this file (the npm package ships none: scripts/pack_widget.sh sets null, and then the
@@ -37,8 +41,9 @@ try {
 } catch (e) {
   startError = e;
 }
-// The job fields, and the models sharing the GPU (issue 36: machine_jobs has no default, so it is listed here).
-const jobKeys = defaults.mode === undefined ? [] : [...Object.keys(defaults), 'machine_jobs'];
+// The job fields, the models sharing the GPU (issue 36: machine_jobs has no default, so it is listed here), and
+// ram (the machine's RAM in GB: the core reads it as ram_gb; issue 32).
+const jobKeys = defaults.mode === undefined ? [] : [...Object.keys(defaults), 'machine_jobs', 'ram'];
 const attributeName = (key) => key.replaceAll('_', '-');
 
 // The page the "Open in vramcalc" link opens: the calculator attribute (resolved against the host page), else the
@@ -71,12 +76,13 @@ function build(root) {
     peak: el('p', { class: 'peak' }),
     phases: el('ol', { class: 'phases', 'aria-label': 'The phases of one step, in order' }),
     limits: el('p', { class: 'limits' }),
+    local: el('div', { class: 'local', hidden: '' }),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
   parts.post.append(parts.peak, parts.phases, parts.limits);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.recipe, parts.ratio);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.local, parts.recipe, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -174,6 +180,8 @@ class VramCalc extends HTMLElement {
     p.recipe.textContent = '';
     p.ratio.textContent = '';
     p.post.hidden = true;
+    p.local.replaceChildren();
+    p.local.hidden = true;
     delete this.dataset.total;
     delete this.dataset.peak;
     this.dataset.error = message;
@@ -208,7 +216,9 @@ class VramCalc extends HTMLElement {
     if (mine !== this.#serial || read.cancelled) return undefined;
     const job = read.ok ? read.job : {};
     const intent = this.getAttribute('intent');
-    const question = { model_name: model?.name ?? '', job, parts: ['head'], ...(intent ? { intent } : {}) };
+    // The launch command names the model as the CLI does (its Hub id), unless model-id says otherwise.
+    const asked = model && !('model_id' in job) ? { ...job, model_id: model.hf_id || model.id } : job;
+    const question = { model_name: model?.name ?? '', job: asked, parts: ['head'], ...(intent ? { intent } : {}) };
     const result = found.error ? { ok: false, error: found.error }
       : !read.ok ? read : await answer(JSON.stringify(model.config), question, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
@@ -240,6 +250,10 @@ class VramCalc extends HTMLElement {
     const shared = result.machine?.shared;
     p.fit.textContent = shared ? `${shared.verdict}. This job alone: ${result.verdict.text}` : result.verdict.text;
     this.#showPosttrain(result.posttrain);
+    // Run locally: the whole machine's answer and the command (vLLM and SGLang: their launch line).
+    const local = localView(result);
+    p.local.hidden = !local;
+    p.local.replaceChildren(...(local ? [local] : []));
     p.recipe.textContent = result.recipe.text;
     p.ratio.textContent = result.ratio_sentence;
     this.dataset.total = result.headline.total_text;

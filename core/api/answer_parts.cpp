@@ -102,12 +102,15 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
     // llama.cpp and Ollama: asked as the runtime runs the job (--fit's context, --n-cpu-moe and -ngl, each where
     // the user left it unset), the layout the verdict judged; else "what fits" answers for another layout.
     std::string runtime;
+    json all_layers;  // the job for --n-cpu-moe where the runtime's -ngl was added below
     if (llama_cpp_like(job) && device_bytes(job) > 0) {
         FitReport fit;
         const Job ran = runtime_job(model, job, fit);
         if (!asked.contains("seq") && !asked.contains("num_ctx")) asked["seq"] = ran.seq;
-        if (fit.ran && !asked.contains("n_cpu_moe") && ran.n_cpu_moe > 0) asked["n_cpu_moe"] = ran.n_cpu_moe;
-        if (fit.ran && !asked.contains("n_gpu_layers") && ran.n_gpu_layers >= 0) asked["n_gpu_layers"] = ran.n_gpu_layers;
+        // (--n-cpu-moe is llama.cpp's flag: Ollama's job takes none.)
+        if (fit.ran && job.engine == Engine::LlamaCpp && !asked.contains("n_cpu_moe") && ran.n_cpu_moe > 0) asked["n_cpu_moe"] = ran.n_cpu_moe;
+        // The smallest --n-cpu-moe is asked with every layer on the GPU (-ngl all, as it is used), unless the user set -ngl.
+        if (fit.ran && !asked.contains("n_gpu_layers") && ran.n_gpu_layers >= 0) all_layers = asked, asked["n_gpu_layers"] = ran.n_gpu_layers;
         if (fit.ran && !fit.text.empty()) runtime = " as the runtime runs it (" + fit.text + ")";
     }
     const Job on = parse_job(asked);
@@ -129,7 +132,7 @@ void write_what_fits(JsonWriter& w, const Model& model, const Query& q, const Jo
     for (const char* name_q : questions) {
         const Question question = parse_question(name_q);
         try {
-            write_row(w, question, solve(model, on, question));
+            write_row(w, question, solve(model, question == Question::NCpuMoe && !all_layers.is_null() ? parse_job(all_layers) : on, question));
         } catch (const InputError& err) {
             // A question this engine or mode does not ask (-ngl outside llama.cpp, the format when training).
             if (err.field() == "job.engine" || err.field() == "job.mode") continue;

@@ -304,7 +304,8 @@ std::string gpus_in(const std::string& units) {
     for (const auto& g : gpu_catalog())
         w.begin_object().field("id", g.id).field("name", g.name).field("capacity_bytes", gpu_bytes(g))
             .field("capacity_text", capacity_text_of(g.id)).field("capacity_source", usable_source(g))
-            .field("measured", usable_measured(g)).field("kind", gpu_kind_name(gpu_kind(g))).end_object();
+            .field("measured", usable_measured(g)).field("kind", gpu_kind_name(gpu_kind(g)))
+            .field("unified", unified_machine(&g) != nullptr).end_object();  // one memory: the RAM is the GPU's (issue 32)
     return w.end_array().str();
 }
 
@@ -356,6 +357,7 @@ std::string options_json() {
     list("speculative_methods", spec_method_names());
     list("posttrain_questions", posttrain_question_names());
     write_field_modes(w.key("field_modes"));  // core/api/posttrain_json.cpp
+    write_machine_options(w);  // issue 32: ram_kinds, uma_backends (core/api/local_json.cpp)
     return w.end_object().str();
 }
 

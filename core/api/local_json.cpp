@@ -1,5 +1,6 @@
 #include "api/local_json.hpp"
 
+#include "machine/machine.hpp"
 #include "text/units.hpp"
 
 namespace vramcalc {
@@ -34,6 +35,13 @@ void write_machine_job_fields(JsonWriter& w, const Job& job) {
     w.field("model_file", job.model_file).field("model_id", job.model_id);
 }
 
+void write_machine_options(JsonWriter& w) {
+    w.key("ram_kinds").begin_array();
+    for (const char* name : ram_kind_names())
+        w.begin_object().field("id", name).field("label", ram_kind_choice_text(ram_kind_named(name, "ram_kind"))).end_object();
+    w.end_array().key("uma_backends").begin_array().value("vulkan").value("rocm").end_array();
+}
+
 void write_command(JsonWriter& w, const LaunchCommand& c) {
     w.begin_object().field("kind", c.kind).field("text", c.text).key("env").begin_array();
     for (const std::string& e : c.env) w.value(e);
@@ -49,7 +57,7 @@ void write_local(JsonWriter& w, const Estimate& e) {
     }
     const MachinePools& m = a.machine;
     w.field("runtime", a.runtime).field("status", a.status).field("symbol", a.symbol).field("verdict", a.verdict);
-    w.field("shortfall", a.shortfall).field("runtime_error", a.runtime_error);
+    w.field("shortfall", a.shortfall).field("runtime_error", a.runtime_error).field("layout_text", a.layout_text);
     w.key("machine").begin_object().field("unified", m.unified).field("cpu_only", m.cpu_only).field("ram_given", m.ram_given);
     w.field("gpus", m.gpus).field("gpu_bytes", m.gpu_bytes).field("ram_bytes", m.ram_bytes).field("ram_free_bytes", m.ram_free_bytes);
     w.field("gpu_bandwidth_gbs", m.gpu_bandwidth / 1e9).field("ram_bandwidth_gbs", m.ram_bandwidth / 1e9);

@@ -12,5 +12,7 @@ void write_machine_job_fields(JsonWriter& w, const Job& job);
 // The "local" object (with "applies": false for other engines) and the "command" object.
 void write_local(JsonWriter& w, const Estimate& e);
 void write_command(JsonWriter& w, const LaunchCommand& c);
+// In options(): the RAM kinds ({id, label}: "DDR5 (usually 2 channels at 5600 MT/s)") and the Strix Halo backends.
+void write_machine_options(JsonWriter& w);
 
 }  // namespace vramcalc

@@ -28,7 +28,8 @@ double ram_size_field(const nlohmann::json& v, const std::string& field, double 
 
 bool read_machine_field(Job& job, const std::string& key, const nlohmann::json& v, const std::string& field) {
     Machine& m = job.machine;
-    if (key == "ram_gb") m.ram_bytes = ram_size_field(v, field, 100'000) * 1e9;
+    // ram: the widget's attribute for it (<vram-calc ram="64">), GB as ram_gb
+    if (key == "ram_gb" || key == "ram") m.ram_bytes = ram_size_field(v, field, 100'000) * 1e9;
     else if (key == "ram_gib") m.ram_bytes = ram_size_field(v, field, 100'000 * 1e9 / kGiB) * kGiB;
     else if (key == "ram_used_gb") m.ram_used_bytes = number_field(v, field, 0, kMaxRamGb) * 1e9;
     else if (key == "ram_used_gib") m.ram_used_bytes = number_field(v, field, 0, kMaxRamGb) * kGiB;
@@ -92,6 +93,9 @@ void check_machine_fields(const nlohmann::json& given, Job& job) {
         throw InputError(used, "must be less than the machine's RAM (" + capacity_text(m.ram_bytes) + ")");
     if (given.contains("ram_gb") && given.contains("ram_gib"))
         throw InputError("job.ram_gib", "gives the RAM a second time (ram_gb gives it too); give one");
+    for (const char* other : {"ram_gb", "ram_gib"})
+        if (given.contains("ram") && given.contains(other))
+            throw InputError("job.ram", std::string("gives the RAM a second time (") + other + " gives it too); give one");
     if (m.ram_used_bytes > 0 && m.ram_bytes <= 0 && !unified_machine(job.gpu))
         throw InputError("job.ram_used_gb", "needs ram_gb, the machine's RAM");
     if (m.cpu_only && job.gpu && given.contains("gpu") && given.at("gpu") != "cpu")
@@ -112,7 +116,7 @@ void check_machine_fields(const nlohmann::json& given, Job& job) {
 }
 
 const char* machine_field_names() {
-    return "ram_gb, ram_gib, ram_used_gb, ram_used_gib, swap_gb, ram_kind, ram_channels, ram_mts, ram_bandwidth_gbs, cpu_only, wired_limit_mb, "
+    return "ram_gb, ram_gib, ram, ram_used_gb, ram_used_gib, swap_gb, ram_kind, ram_channels, ram_mts, ram_bandwidth_gbs, cpu_only, wired_limit_mb, "
            "carveout_gb, gtt_gb, uma_backend, n_cpu_moe, cpu_moe, mmap, mlock, fit, fit_target_mib, fit_min_ctx, ctx_auto, "
            "op_offload, num_ctx, num_gpu, num_parallel, ollama_ctx_by_vram, llamacpp_version, ollama_version, mlx_version, "
            "kv_bits, mlx_group_size, prefill_step_size, prompt_cache_size, model_file, model_id";

@@ -81,6 +81,7 @@ struct LocalAnswer {
     const char* status = "none";   // fits | tight | slow (pages weights from disk) | no
     std::string symbol, verdict;   // "✓ fits: GPU 21.84 of 25.38 GB, RAM 61.53 of 64 GB; about 28 tokens/s (22 – 34)"
     std::string shortfall;         // "needs 12.30 GB more RAM"
+    std::string layout_text;       // "the routed experts of the first 24 of 36 layers in RAM (--n-cpu-moe 24)"
     std::vector<std::string> warnings;  // pinned host memory, mmap paging, the wired limit, ...
     std::string runtime;           // the runtime and version in force
     std::string runtime_error;     // Ollama's own refusal, as it prints it ("model requires more system memory ...")

@@ -123,6 +123,12 @@ LocalAnswer local_answer(const Plan& p, const Layout& l, const Breakdown& b, con
             layout = " with the routed experts of the first " + std::to_string(j.n_cpu_moe) + " of " + std::to_string(L) +
                      " layers in RAM (--n-cpu-moe " + std::to_string(j.n_cpu_moe) + ")";
     }
+    // The layout in words, for the page's "Layout" line: the one the verdict names, else where everything is.
+    a.layout_text = !layout.empty() ? layout.substr(std::string(" with ").size())
+                    : m.cpu_only               ? "no GPU: every layer on the CPU, in RAM"
+                    : j.engine == Engine::Mlx  ? "the whole model in the unified memory"
+                    : llama_cpp_like(j)        ? "every layer on the GPU"
+                                               : "";
     const std::string lead = (st == "fits" || st == "partial" ? "fits" : st == "tight" ? "fits, tight" : st == "slow" ? "runs, slowly"
                                                                                                             : "does not fit") +
                              layout;

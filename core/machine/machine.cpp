@@ -50,6 +50,12 @@ RamKind ram_kind_named(const std::string& name, const std::string& field) {
     }
     throw InputError(field, "must be one of " + known + ", got '" + short_text(name) + "'");
 }
+// The kind as a choice on the page: its name and the configuration assumed when only the kind is given.
+std::string ram_kind_choice_text(RamKind k) {
+    const RamRow& r = row(k);
+    const std::string usual = std::to_string(r.channels) + " channels at " + plain_number(r.mts) + " MT/s";
+    return k == RamKind::Unknown ? "Not given (" + usual + " assumed)" : std::string(r.label) + " (usually " + usual + ")";
+}
 const char* uma_backend_name(UmaBackend b) { return b == UmaBackend::Rocm ? "rocm" : "vulkan"; }
 UmaBackend uma_backend_named(const std::string& name, const std::string& field) {
     if (name == "rocm") return UmaBackend::Rocm;

@@ -76,6 +76,8 @@ double ram_bandwidth(const Machine& m, std::string& source);
 const char* ram_kind_name(RamKind k);
 std::vector<const char*> ram_kind_names();
 RamKind ram_kind_named(const std::string& name, const std::string& field);
+// "DDR5 (usually 2 channels at 5600 MT/s)": the kind and the configuration it stands for when only the kind is given.
+std::string ram_kind_choice_text(RamKind k);
 const char* uma_backend_name(UmaBackend b);
 UmaBackend uma_backend_named(const std::string& name, const std::string& field);
 

@@ -180,7 +180,8 @@ test('gpt-oss-120b with llama.cpp on an RTX 4090 and 64 GB of RAM: the machine\'
   const page = await openCalculator(env.context, `${env.server.url}index.html?model=gpt-oss-120b&gpu=rtx4090&engine=llamacpp`);
   await page.fill('#ram-gb', '64');
   await waitForState(page, 'ram_gb', '64');
-  const a = native(['--model', 'gpt-oss-120b', '--gpu', 'rtx4090', '--ram-gb', '64'], { engine: 'llamacpp' });
+  // The page names the model in its launch line as the CLI does with model_id (the catalog's Hub id; issue 32).
+  const a = native(['--model', 'gpt-oss-120b', '--gpu', 'rtx4090', '--ram-gb', '64'], { engine: 'llamacpp', model_id: 'openai/gpt-oss-120b' });
   assert.match(a.verdict.text, /^✓ fits with the routed experts of the first 24 of 36 layers in RAM \(--n-cpu-moe 24\): GPU [0-9.]+ GB of 25\.38 GB \(\d+ %\), system RAM [0-9.]+ GB of 64\.00 GB/);
   assert.equal(await text(page, '#verdict'), a.verdict.text);
   assert.equal(a.machine.text, '1 × RTX 4090 24GB, 25.38 GB usable each; 64.00 GB of system RAM');
@@ -190,8 +191,8 @@ test('gpt-oss-120b with llama.cpp on an RTX 4090 and 64 GB of RAM: the machine\'
   await assertFits(page, a.what_fits);
   assert.ok(a.what_fits.rows.find((r) => r.question === 'max_context').answer >= 4096);
   assert.equal(a.what_fits.rows.find((r) => r.question === 'n_cpu_moe').answer, 24);
-  // the RAM is remembered with the GPU, and a page opened later asks with it
-  const again = await openCalculator(env.context, `${env.server.url}index.html?model=gpt-oss-120b&engine=llamacpp`, { remembered: true });
+  // the RAM the visitor typed is remembered (panels/your-machine.js), and a page opened later asks with it
+  const again = await openCalculator(env.context, `${env.server.url}index.html?model=gpt-oss-120b&engine=llamacpp&gpu=rtx4090`, { remembered: true });
   assert.equal(await again.inputValue('#ram-gb'), '64');
   assert.equal(await text(again, '#verdict'), a.verdict.text);
   assert.deepEqual([...page.jsErrors, ...again.jsErrors], []);

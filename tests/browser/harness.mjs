@@ -182,7 +182,7 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
 }
 
 // Waits until the page's app reports it has computed once. Each new tab starts with no
-// GPU remembered from an earlier test (the page keeps "Your GPUs" in localStorage),
+// GPU or RAM remembered from an earlier test (the page keeps "Your GPUs" in localStorage),
 // unless `remembered`; a reload in the same tab keeps it, as for a visitor.
 export async function openCalculator(context, url, { remembered = false } = {}) {
   const page = watchPage(await context.newPage());
@@ -191,6 +191,7 @@ export async function openCalculator(context, url, { remembered = false } = {}) 
       if (sessionStorage.getItem('vramcalc-test-tab')) return;
       sessionStorage.setItem('vramcalc-test-tab', '1');
       localStorage.removeItem('vramcalc.yourGpus');
+      localStorage.removeItem('vramcalc.yourMachine');
     });
   }
   await page.goto(url);

@@ -61,7 +61,8 @@ function control(i, key, label, attrs, value) {
 
 function renderRows() {
   const box = $('colocation');
-  const children = [el('h3', { class: 'colocation-title' }, 'Other models on this GPU')];
+  // The heading once there is a model to head (on a phone the empty box stays one line: the verdict above the fold).
+  const children = entries?.length === 0 ? [] : [el('h3', { class: 'colocation-title' }, 'Other models on this GPU')];
   if (entries === null) {
     // A link whose machine_jobs is not a list of jobs: its text, for the core to name and the user to mend.
     const raw = el('input', { id: 'colocation-raw', type: 'text', spellcheck: 'false' });
@@ -80,7 +81,7 @@ function renderRows() {
       children.push(row);
     });
   }
-  const add = el('button', { type: 'button', id: 'colocation-add', class: 'link-button' }, '+ add a model');
+  const add = el('button', { type: 'button', id: 'colocation-add', class: 'link-button' }, entries?.length === 0 ? '+ add a model on this GPU' : '+ add a model');
   children.push(add);
   box.replaceChildren(...children);
 }

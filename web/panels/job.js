@@ -2,7 +2,7 @@
 // field (fields the page has no hand-made control for get a generic one), the
 // conversion to the job the core reads, and errors shown under their field.
 import { jobValue, modeTitle, forMode } from '../vramcalc-client.js';
-import { state, yourJobFields } from '../state.js';
+import { state, yourJobFields, machineJobFields, MACHINE_FIELDS } from '../state.js';
 
 const $ = (id) => document.getElementById(id);
 const optimizerTitles = { adamw: 'AdamW (fp32 m + v)', adam_8bit: '8-bit Adam', adafactor: 'Adafactor', sgd_momentum: 'SGD + momentum', sgd: 'SGD' };
@@ -28,8 +28,8 @@ const titles = {
 };
 const listOf = (key, list) => list.map((v) => [v, titles[key]?.[v] ?? v]);
 import { yourControl } from './your-gpus.js';
-// Fields set by "Your GPUs" at the top (panels/your-gpus.js), not by the job form.
-const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'ram_gb', 'units']);
+// Fields set by "Your GPUs" at the top (panels/your-gpus.js, your-machine.js: the RAM), not by the job form.
+const YOURS = new Set(['gpu', 'gpus', 'device_gb', 'device_gib', 'units', ...MACHINE_FIELDS]);
 // Two fields for one setting: touching one lets the other go back to what the core infers.
 const sameSetting = { attention: 'flash_attention', flash_attention: 'attention' };
 
@@ -142,7 +142,7 @@ export function setField(key, value) {
 // The job: only the fields the user set (from the URL or a control), so the
 // core's defaults and the chosen framework's / engine's presets fill the rest,
 // exactly as for the CLI given the same fields. For the core (forCore): your
-// GPUs (gpu or device_gb / device_gib, gpus, units), and no serving engine on a training job.
+// GPUs (gpu or device_gb / device_gib, gpus, units), your machine's RAM, and no serving engine on a training job.
 export function readJob({ forCore = false } = {}) {
   const job = {};
   for (const key of fieldIds) {
@@ -155,7 +155,7 @@ export function readJob({ forCore = false } = {}) {
   // The models sharing the GPU (panels/colocation.js): JSON text, as the link carries it.
   if (state.machineJobs) job.machine_jobs = state.machineJobs;
   if (!forCore) return job;
-  Object.assign(job, yourJobFields());
+  Object.assign(job, yourJobFields(), machineJobFields());
   return coreJob(job);
 }
 

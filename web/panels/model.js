@@ -48,6 +48,18 @@ export function hubIdOfSource() {
   return null;
 }
 
+// The model's name in a launch command (the core's job.model_id, issue 32), as the CLI gives it: a fetched Hub
+// id, a catalog entry's Hub id (else its id); none for a pasted config (the command then says MODEL).
+export function modelIdOfSource() {
+  const s = state.source;
+  if (s.kind === 'hub') return s.hubText ? s.hubId : null;
+  if (s.kind === 'catalog') {
+    const model = models.find((m) => m.id === s.modelId);
+    return model ? model.hf_id || model.id : null;
+  }
+  return null;
+}
+
 // The control that a config or model error belongs to.
 export function sourceControl() {
   return { paste: $('config-text'), hub: $('hub-id'), catalog: $('model') }[state.source.kind];

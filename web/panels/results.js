@@ -101,16 +101,6 @@ function renderServing(result) {
   need.textContent = s.need_why ? `What the users need: ${s.need_why}. ${s.engine_text}.` : '';
 }
 
-// A local run (llama.cpp, Ollama, MLX; issue 32): the launch line for the layout the verdict judged (the
-// core's command, its Modelfile for Ollama said in its note). The verdict itself names the two pools and the speed.
-function renderCommand(result) {
-  const c = result.command;
-  const box = $('command-box');
-  box.hidden = !c?.text;
-  $('command').textContent = c?.text ?? '';
-  box.title = c?.note ?? '';
-}
-
 // Where the weights' size comes from (the core's weights_source), said plainly.
 const weightSources = {
   quantization_config: 'as the config\'s quantization_config ships them',
@@ -180,7 +170,6 @@ export function renderResults(result, { name }) {
   document.documentElement.dataset.firstView = 'core';
   renderRecipe(result);
   renderServing(result);
-  renderCommand(result);
   renderBreakdown(result);
   $('total-note').textContent = result.layout.gpus > 1
     ? `${result.total_all_gpus_text} over ${result.layout.gpus} GPUs (DP ${result.layout.dp} × TP ${result.layout.tp} × PP ${result.layout.pp})`

@@ -11,19 +11,21 @@
 import { state, yourJobFields } from '../state.js';
 import { gpusIn } from '../vramcalc-client.js';
 import { el } from '../render.js';
+import { machineControl } from './your-machine.js';
 
 const $ = (id) => document.getElementById(id);
 export const REMEMBERED = 'vramcalc.yourGpus';
 const CUSTOM = 'custom';
+const CPU_ONLY = 'cpu';  // no GPU: the core's gpu "cpu" (llama.cpp, Ollama; issue 32)
 const kindTitles = { consumer: 'Consumer', workstation: 'Workstation', datacenter: 'Data centre', apple: 'Apple', other: 'Other' };
 
-const fresh = () => ({ gpu: '', count: '1', customGb: '', ramGb: '' });
+const fresh = () => ({ gpu: '', count: '1', customGb: '' });
 
 // The core's GPU ids (initYours): what may be remembered between visits.
 const catalogIds = new Set();
 // A GPU choice worth remembering: a catalog id, "custom" or none; anything else (an id from an old or
 // mistyped link, a 2 MB one: issue 37 L4) lasts only as long as its link.
-const rememberable = (gpu) => gpu === '' || gpu === CUSTOM || catalogIds.has(gpu);
+const rememberable = (gpu) => gpu === '' || gpu === CUSTOM || gpu === CPU_ONLY || catalogIds.has(gpu);
 // A stored count or size: text or a number, as typed; anything else (an object: issue 37 L5) is none.
 const storedText = (value, none) => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : none);
 
@@ -35,7 +37,7 @@ function remembered() {
     if (!saved || typeof saved !== 'object') return { yours: fresh(), units: 'gb' };
     const gpu = typeof saved.gpu === 'string' && rememberable(saved.gpu) ? saved.gpu : '';
     return {
-      yours: { gpu, count: storedText(saved.count, '1'), customGb: storedText(saved.customGb, ''), ramGb: storedText(saved.ramGb, '') },
+      yours: { gpu, count: storedText(saved.count, '1'), customGb: storedText(saved.customGb, '') },
       units: saved.units === 'gib' ? 'gib' : 'gb',
     };
   } catch {
@@ -44,8 +46,8 @@ function remembered() {
 }
 
 function remember() {
-  const { gpu, count, customGb, ramGb } = state.yourGpus;
-  const yours = rememberable(gpu) ? { gpu, count, customGb, ramGb } : { gpu: '', count, customGb: '', ramGb };
+  const { gpu, count, customGb } = state.yourGpus;
+  const yours = rememberable(gpu) ? { gpu, count, customGb } : { gpu: '', count, customGb: '' };
   try {
     localStorage.setItem(REMEMBERED, JSON.stringify({ ...yours, units: state.units }));
   } catch { /* storage refused: the choice lasts this visit */ }
@@ -66,7 +68,6 @@ export function yoursFromQuery(q, base = remembered()) {
     if (custom !== 'device_gb') units = 'gib';  // the size was typed in GiB: the page says it so
   }
   if (q.has('gpus')) yours.count = q.get('gpus');
-  if (q.has('ram_gb')) yours.ramGb = q.get('ram_gb');
   if (q.has('units')) units = q.get('units');
   return { yours, units };
 }
@@ -80,8 +81,9 @@ export function applyYours(q) {
 
 // The control that shows an error about one of these fields.
 export function yourControl(key) {
-  const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', ram_gb: 'ram-gb', units: 'units-gb' };
-  return Object.hasOwn(controls, key) ? $(controls[key]) : null;  // own keys only: job.constructor names none (issue 37 L1)
+  const controls = { gpu: 'gpu', gpus: 'gpus', device_gb: 'your-mem', device_gib: 'your-mem', units: 'units-gb' };
+  // own keys only: job.constructor names none (issue 37 L1); the machine's RAM fields are its panel's
+  return Object.hasOwn(controls, key) ? $(controls[key]) : machineControl(key);
 }
 
 let listedUnits = '';
@@ -94,7 +96,7 @@ function fillGpus(catalog, units) {
     groups.get(kind).append(new Option(`${g.name} · ${g.capacity_text}`, g.id));
   }
   select.replaceChildren(new Option('Not chosen: recommend one', ''), ...groups.values(),
-    new Option('Another GPU: type its memory', CUSTOM));
+    new Option('Another GPU: type its memory', CUSTOM), new Option('No GPU: CPU only (llama.cpp, Ollama)', CPU_ONLY));
   listedUnits = units;
 }
 
@@ -108,7 +110,6 @@ function showYours() {
   $('gpus').value = y.count;
   $('your-mem-box').hidden = y.gpu !== CUSTOM;
   $('your-mem').value = y.customGb;
-  $('ram-gb').value = y.ramGb ?? '';
   $('your-mem-label').textContent = `Its memory (${state.units === 'gib' ? 'GiB' : 'GB'})`;
   $(state.units === 'gib' ? 'units-gib' : 'units-gb').checked = true;
   if (listedUnits && listedUnits !== state.units) relabel();
@@ -138,7 +139,6 @@ export function initYours(gpuCatalog, onChange) {
     if (e.target.id === 'gpu') y.gpu = e.target.value;
     else if (e.target.id === 'gpus') y.count = e.target.value.trim();
     else if (e.target.id === 'your-mem') y.customGb = e.target.value.trim();
-    else if (e.target.id === 'ram-gb') y.ramGb = e.target.value.trim();
     else if (e.target.name === 'units-choice') state.units = e.target.value;
     else return;
     showYours();
