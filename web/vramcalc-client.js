@@ -47,12 +47,21 @@ export function loadModels() {
 }
 // The catalog (loadModels' list) as the core's search and lookup read it: ids, names and Hub ids, no configs;
 // written once per list, so it crosses to the worker only when it changes (core-api.mjs useCatalog).
+// Once "What can I run?" has handed the core the whole catalog (wholeCatalogText), search and lookup use that one
+// too: the core keeps one catalog, and its models, prepared for the list in 1-3 s, stay prepared.
 let searchCatalog = { models: null, text: null };
+let wholeCatalog = { models: null, text: null };
 function catalogText(models) {
+  if (wholeCatalog.models === models) return wholeCatalog.text;
   if (searchCatalog.models !== models) {
     searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }) };
   }
   return searchCatalog.text;
+}
+// The catalog with its configs (loadModels' list, as web/models.json holds it), written once per list.
+function wholeCatalogText(models) {
+  if (wholeCatalog.models !== models) wholeCatalog = { models, text: JSON.stringify({ ok: true, models }) };
+  return wholeCatalog.text;
 }
 // The catalog model `id` names (an id, alias or Hub id), or the core's "unknown model 'x'; did you mean …".
 export const lookupModel = (models, id, opts) => core().call('lookupModel', [catalogText(models), id], { field: 'model', ...opts });
@@ -101,6 +110,11 @@ export const solve = (configText, job, question, opts) => core().call('solve', [
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
 export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
 export const searchModels = (models, query, opts) => core().call('searchModels', [catalogText(models), query], { field: 'search', ...opts });
+// "What can I run?" (docs/what-fits.md): every catalog model on the request's machine ({ intent, job, filters, sort,
+// configs }). The first list after the catalog is given prepares every model (1-3 s in wasm): the call is patient
+// (core-client.js: no "still computing" note, no restart before its own limit).
+export const whatFits = (models, request, opts) =>
+  core().call('whatFits', [wholeCatalogText(models), request], { field: 'what_fits', patient: true, ...opts });
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
 export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });
