@@ -10,6 +10,7 @@ import { setField, readJob } from './panels/job.js';
 import { showSource, resetHubStatus } from './panels/model.js';
 import { applyYours } from './panels/your-gpus.js';
 import { showIntent } from './panels/intents.js';
+import { applyWhatFits } from './panels/what-fits.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -105,6 +106,7 @@ export async function applyQuery(q) {
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();
   state.compare = q.getAll('cmp').slice(0, 4);
+  applyWhatFits(q);
   showSource();
 }
 

@@ -1,0 +1,400 @@
+// "What can I run?" (issue 35): every model of the catalog, and a config pasted on the page, on your machine, each
+// at the best format that runs (docs/what-fits.md). Reached from Your GPUs; a view of its own (view=what-fits in
+// the link) in place of the single-model answer. The core sorts and filters (the order and the filters are sent to
+// it) and writes every figure as text; the page does no arithmetic. The list runs in the page's worker (whatFits,
+// vramcalc-client.js). The first list after the catalog is given prepares every model (1-3 s in wasm): a progress
+// line says so, and rows for an older request are never shown as the current ones (while a newer list is on its
+// way they are inert, marked busy and dimmed; on an error or an empty answer they go).
+import { state, yourJobFields } from '../state.js';
+import { whatFits, quoted } from '../vramcalc-client.js';
+import { el, markScrollable } from '../render.js';
+import { whatFitsFromQuery, whatFitsParams, freshWhatFits } from '../what-fits-link.js';
+import { configText, modelName } from './model.js';
+import { yourControl } from './your-gpus.js';
+import { rowFor, headerRow } from './what-fits-rows.js';
+
+const $ = (id) => document.getElementById(id);
+let page = null;  // { models, update, applyQuery, writeUrl }
+
+// The list's intents (the core's names) and the page's intent each opens a row with (core/job/intents.cpp).
+const INTENTS = [
+  { id: 'chat', page: 'run_locally', label: 'Chat', title: 'One conversation on your machine: llama.cpp, Ollama or MLX' },
+  { id: 'serve', page: 'serve', label: 'Serve', title: 'Many users on vLLM or SGLang' },
+  { id: 'finetune', page: 'fine_tune', label: 'Fine-tune', title: 'LoRA, else QLoRA (Unsloth)' },
+];
+const FROM_PAGE = Object.fromEntries(INTENTS.map((i) => [i.page, i.id]));
+// Each intent's runtimes ('' = the intent's own: llama.cpp, vLLM; fine-tuning has one).
+const ENGINES = {
+  chat: [['', 'llama.cpp'], ['ollama', 'Ollama'], ['mlx', 'MLX (a Mac)']],
+  serve: [['', 'vLLM'], ['sglang', 'SGLang']],
+  finetune: [],
+};
+const SORTS = [['size', 'Size'], ['speed', 'Speed'], ['headroom', 'Headroom'], ['name', 'Name']];
+const SIZES = ['tiny', 'small', 'medium', 'large', 'frontier'];
+
+export const listIntent = (wf = state.whatFits) => wf.intent || FROM_PAGE[state.intent] || 'chat';
+
+// ---------------------------------------------------------------- the request
+
+// The request for the state on screen: the intent, your machine (as Your GPUs sends it), the context and runtime,
+// the filters and the order, and the page's own pasted or fetched config (listed beside the catalog's).
+function currentRequest() {
+  const wf = state.whatFits;
+  const job = yourJobFields();
+  if (wf.seq) job.seq = wf.seq;
+  if (wf.engine) job.engine = wf.engine;
+  const request = { intent: listIntent(), job };
+  if (wf.sort) request.sort = wf.sort;
+  const filters = Object.fromEntries(Object.entries(wf.filters).filter(([, v]) => v !== ''));
+  if (Object.keys(filters).length) request.filters = filters;
+  const s = state.source;
+  const text = s.kind === 'catalog' ? null : configText();
+  if (text) request.configs = [{ name: modelName(), config: text }];
+  return request;
+}
+
+// ---------------------------------------------------------------- the controls
+
+function select(id, label, options) {
+  const box = el('div', { class: 'wf-field' });
+  const control = el('select', { id });
+  control.append(...options.map(([value, text]) => new Option(text, value)));
+  box.append(el('label', { for: id }, label), control);
+  return box;
+}
+function number(id, label, placeholder) {
+  const box = el('div', { class: 'wf-field' });
+  const input = el('input', { id, type: 'number', min: '0', step: 'any', inputmode: 'decimal', placeholder });
+  box.append(el('label', { for: id }, label), input);
+  return box;
+}
+// The catalog's values of one field, each once, in order (the families, the licences, the modalities).
+const valuesOf = (key) => [...new Set(page.models.map((m) => m[key]).filter((v) => typeof v === 'string' && v))]
+  .sort((a, b) => a.localeCompare(b));
+
+function build(section) {
+  const title = el('h2', { id: 'wf-title', tabindex: '-1' }, 'What can I run?');
+  const back = el('button', { type: 'button', id: 'wf-close', class: 'link-button' }, '← Back to the model');
+  const head = el('div', { class: 'wf-head' });
+  head.append(title, back);
+  const machine = el('p', { id: 'wf-machine', class: 'wf-machine' });
+  const intents = el('div', { id: 'wf-intents', class: 'intents wf-intents', role: 'group', 'aria-label': 'What for' });
+  intents.append(...INTENTS.map((i) => el('button', { type: 'button', 'data-intent': i.id, 'aria-pressed': 'false', title: i.title }, i.label)));
+  const modality = [['', 'Chat models'], ...valuesOf('modality').map((m) => [m, m[0].toUpperCase() + m.slice(1)]), ['any', 'Every kind']];
+  const settings = el('div', { class: 'wf-filters', id: 'wf-settings' });
+  settings.append(
+    select('wf-sort', 'Sort by', SORTS),
+    select('wf-engine', 'Runtime', ENGINES.chat),
+    number('wf-seq', 'Context (tokens)', 'the intent\'s'),
+  );
+  const filters = el('div', { class: 'wf-filters', id: 'wf-filters' });
+  filters.append(
+    select('wf-family', 'Family', [['', 'All families'], ...valuesOf('family').map((f) => [f, f])]),
+    select('wf-size', 'Size', [['', 'All sizes'], ...SIZES.map((s) => [s, s[0].toUpperCase() + s.slice(1)])]),
+    select('wf-moe', 'Architecture', [['', 'Dense and MoE'], ['true', 'Mixture of experts'], ['false', 'Dense']]),
+    select('wf-modality', 'Kind', modality),
+    select('wf-license', 'Licence', [['', 'All licences'], ...valuesOf('license').map((l) => [l, l])]),
+    number('wf-min_context', 'Trained context at least', 'any (tokens)'),
+    number('wf-min_tps', 'Speed at least', 'any (tokens/s)'),
+  );
+  const runnable = el('label', { class: 'check wf-runnable' });
+  runnable.append(el('input', { type: 'checkbox', id: 'wf-runnable' }), ' Only what runs');
+  const reset = el('button', { type: 'button', id: 'wf-reset', class: 'link-button' }, 'Clear the filters');
+  const tools = el('div', { class: 'wf-tools' });
+  tools.append(runnable, reset);
+  // The filters fold away (a phone shows the list sooner); open on a wide screen or when a filter is set.
+  const more = el('details', { id: 'wf-more', class: 'wf-more' });
+  more.append(el('summary', { id: 'wf-more-title' }, 'Filters'), filters, tools);
+  more.open = matchMedia('(min-width: 761px)').matches;
+  const table = el('table', { id: 'wf-list', class: 'wf-list', 'aria-labelledby': 'wf-title' });
+  table.append(el('thead'), el('tbody'));
+  const wrap = el('div', { class: 'table-wrap wf-wrap', id: 'wf-wrap' });
+  wrap.append(table);
+  section.replaceChildren(head, machine, intents, settings, more,
+    el('p', { id: 'wf-config', class: 'wf-config', hidden: '' }),
+    el('p', { id: 'wf-progress', class: 'wf-progress', role: 'status', hidden: '' }),
+    el('div', { id: 'wf-error', class: 'error', role: 'alert', hidden: '' }),
+    el('p', { id: 'wf-counts', class: 'wf-counts', 'aria-live': 'polite' }),
+    el('p', { id: 'wf-steps', class: 'hint' }),
+    el('div', { id: 'wf-empty', class: 'empty', hidden: '' }),
+    wrap);
+}
+
+// The controls as the state says (after a link, Back, or an intent's change of runtimes).
+function showControls() {
+  const wf = state.whatFits;
+  const intent = listIntent();
+  for (const b of $('wf-intents').querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.intent === intent));
+  const engine = $('wf-engine');
+  engine.replaceChildren(...ENGINES[intent].map(([value, text]) => new Option(text, value)));
+  engine.closest('.wf-field').hidden = !ENGINES[intent].length;
+  const values = { sort: wf.sort || 'size', engine: wf.engine, seq: wf.seq, ...wf.filters };
+  for (const key of ['sort', 'engine', 'family', 'size', 'moe', 'modality', 'license']) choose($(`wf-${key}`), values[key] ?? '');
+  for (const key of ['seq', 'min_context', 'min_tps']) $(`wf-${key}`).value = values[key] ?? '';
+  $('wf-runnable').checked = wf.filters.runnable === 'true';
+  if (showFilterCount()) $('wf-more').open = true;
+  $('what-fits').dataset.intent = intent;
+}
+// The folded filters' title says how many are set; returns that count.
+function showFilterCount() {
+  const set = Object.keys(state.whatFits.filters).length;
+  $('wf-more-title').textContent = set ? `Filters (${set} set)` : 'Filters';
+  return set;
+}
+// A value the list has no option for (an old or hand-written link) stays as given, for the core to read and name;
+// its option says so in the core's quote of it (at most 60 characters: issue 37).
+function choose(control, value) {
+  control.value = value;
+  if (control.value === value) return;
+  const option = new Option('(from the link)', value);
+  control.append(option);
+  control.value = value;
+  quoted(value).then((q) => { option.textContent = `${q} (from the link)`; });
+}
+
+function changed(e) {
+  const wf = state.whatFits;
+  const target = e.target;
+  const key = target.id?.replace(/^wf-/, '');
+  if (key === 'runnable') wf.filters.runnable = target.checked ? 'true' : '';
+  else if (['sort', 'engine', 'seq'].includes(key)) wf[key] = target.value.trim();
+  else if (['family', 'size', 'moe', 'modality', 'license', 'min_context', 'min_tps'].includes(key)) wf.filters[key] = target.value.trim();
+  else return;
+  if (!wf.filters[key]) delete wf.filters[key];
+  showFilterCount();
+  // A choice adds a history entry; typing replaces it (as the page's own form).
+  page.writeUrl(e.type === 'change' && target.type !== 'number');
+  refresh();
+}
+
+// ---------------------------------------------------------------- the view
+
+export function showView() {
+  const open = state.whatFits.open;
+  $('what-fits').hidden = !open;
+  document.body.classList.toggle('what-fits-view', open);
+  $('what-fits-open').setAttribute('aria-expanded', String(open));
+}
+
+function openList() {
+  state.whatFits.open = true;
+  showView();
+  showControls();
+  page.writeUrl(true);
+  refresh();
+  $('wf-title').focus();
+}
+function closeList() {
+  state.whatFits.open = false;
+  showView();
+  page.writeUrl(true);
+  $('model-jump')?.focus();
+}
+
+// A link, Back or Forward: the list's state from the address (page-url.js applyQuery).
+export function applyWhatFits(q) {
+  state.whatFits = whatFitsFromQuery(q);
+  if (!page) return;
+  showView();
+  showControls();
+  refresh();
+}
+
+// One click on a row: that model's own answer, with the row's job (its format, its context, the machine), as a
+// link with that state would open it; the list's state stays in the link for the way back.
+async function openRow(row) {
+  const s = state.source;
+  const q = new URLSearchParams();
+  if (!row.pasted) q.set('model', row.id);
+  else if (s.kind === 'paste') q.set('config', s.pasted);
+  else q.set('hf', s.hubId);
+  for (const [key, value] of Object.entries(row.job)) q.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+  q.set('intent', INTENTS.find((i) => i.id === listIntent()).page);
+  for (const setup of state.compare) q.append('cmp', setup);
+  for (const [key, value] of whatFitsParams({ ...state.whatFits, open: false })) q.set(key, value);
+  const hub = s.kind === 'hub' ? { id: s.hubId, text: s.hubText } : null;
+  await page.applyQuery(q);
+  if (hub && state.source.hubId === hub.id) state.source.hubText = hub.text;  // the config fetched already
+  await page.update({ push: true });
+  window.scrollTo(0, 0);
+  $('model-jump')?.focus();
+}
+
+// ---------------------------------------------------------------- the answer
+
+function setState(kind) {
+  const section = $('what-fits');
+  section.dataset.state = kind;
+  const busy = kind === 'busy';
+  if (busy) section.setAttribute('aria-busy', 'true'); else section.removeAttribute('aria-busy');
+  $('wf-wrap').classList.toggle('pending', busy);
+  $('wf-wrap').inert = busy;
+}
+
+function clearRows() {
+  $('wf-list').tHead.replaceChildren();
+  $('wf-list').tBodies[0].replaceChildren();
+  $('wf-wrap').hidden = true;
+  $('wf-counts').textContent = '';
+  $('wf-steps').textContent = '';
+}
+
+// The control an error's field belongs to: the list's own, or Your GPUs'.
+function controlFor(field = '') {
+  const [head, key] = field.split('.');
+  if (head === 'filters' || (head === 'job' && ['seq', 'engine'].includes(key))) return $(`wf-${key}`);
+  if (head === 'sort' || head === 'intent') return $(head === 'sort' ? 'wf-sort' : 'wf-intents');
+  return head === 'job' ? yourControl(key) : null;
+}
+function markInvalid(control) {
+  for (const c of $('what-fits').querySelectorAll('[aria-invalid]')) c.removeAttribute('aria-invalid');
+  control?.setAttribute('aria-invalid', 'true');
+}
+
+function showError(error) {
+  clearRows();
+  $('wf-machine').textContent = '';
+  const box = $('wf-error');
+  box.textContent = error.text ?? error.message;
+  box.hidden = false;
+  markInvalid(controlFor(error.field));
+}
+
+// The page's pasted or fetched config in the list: listed, or the core's error naming it.
+function showConfig(answer) {
+  const line = $('wf-config');
+  const s = state.source;
+  const errors = answer.config_errors ?? [];
+  line.hidden = s.kind === 'catalog' && !errors.length;
+  line.classList.toggle('error', errors.length > 0);
+  line.textContent = errors.length ? errors.map((e) => e.message).join('; ')
+    : `Your ${modelName()} is in the list (marked "your config").`;
+}
+
+function render(answer) {
+  $('wf-error').hidden = true;
+  markInvalid(null);
+  if (!answer.ok) return showError(answer.error);
+  const m = answer.machine;
+  $('wf-machine').replaceChildren(el('strong', {}, 'Your machine: '), `${m.text}; ${answer.intent_text}, ${answer.context_text}.`);
+  showConfig(answer);
+  const sort = SORTS.find(([id]) => id === answer.sort)?.[1].toLowerCase() ?? answer.sort;
+  const empty = $('wf-empty');
+  empty.hidden = !answer.empty;
+  empty.replaceChildren();
+  if (answer.empty) {
+    clearRows();
+    empty.append(el('p', {}, answer.empty.message));
+    const control = controlFor(answer.empty.field);
+    if (control) {
+      const go = el('button', { type: 'button', class: 'link-button' }, answer.empty.field === 'filters' ? 'Clear the filters' : 'Set it');
+      go.addEventListener('click', () => (answer.empty.field === 'filters' ? $('wf-reset').click() : control.focus()));
+      empty.append(go);
+    }
+    if (answer.empty.field === 'filters') $('wf-steps').textContent = `Filters: ${answer.filter_steps.join('; ')}.`;
+    return undefined;
+  }
+  $('wf-counts').textContent = `${answer.count} of ${answer.considered} models listed, ${answer.runnable} run; sorted by ${sort}.`;
+  $('wf-steps').textContent = answer.filter_steps.length ? `Filters: ${answer.filter_steps.join('; ')}.` : '';
+  const table = $('wf-list');
+  table.tHead.replaceChildren(headerRow(answer.sort, sortBy));
+  table.tBodies[0].replaceChildren(...answer.rows.map((row) => rowFor(row, openRow)));
+  $('wf-wrap').hidden = false;
+  markScrollable($('what-fits'));
+  return undefined;
+}
+
+function sortBy(sort) {
+  state.whatFits.sort = sort === 'size' ? '' : sort;
+  choose($('wf-sort'), sort);
+  page.writeUrl(true);
+  refresh();
+}
+
+// ---------------------------------------------------------------- asking the core
+
+// One list on its way at a time; a newer request waits for it and is asked next, and an answer to an older request
+// is never painted. The request on screen is `shown`; timings go to the Performance timeline
+// ('vramcalc:what-fits': the request to the list painted, detail { first }).
+let shown = null;
+let wanted = null;
+let running = false;
+let lists = 0;
+const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = resolve;
+  channel.port2.postMessage(0);
+}));
+
+export async function refresh() {
+  if (!page || !state.whatFits.open) return;
+  wanted = JSON.stringify(currentRequest());
+  if (wanted === shown) return;
+  setState('busy');  // at once: the rows on screen are not this request's
+  if (running) return;  // the list on its way is followed by this one
+  running = true;
+  try {
+    while (state.whatFits.open && wanted !== shown) {
+      const key = wanted;
+      const first = lists === 0;
+      const progress = $('wf-progress');
+      // The first list prepares the whole catalog: said at once; a later one only when it is slow to come.
+      const say = () => {
+        progress.textContent = first ? 'Sizing every model of the catalog for your machine (the first list prepares them all: a second or two)…'
+          : 'Sizing the list for your machine…';
+        progress.hidden = false;
+      };
+      const timer = first ? (say(), 0) : setTimeout(say, 150);
+      if (first) clearRows();
+      const started = performance.now();
+      const answer = await whatFits(page.models, JSON.parse(key));
+      clearTimeout(timer);
+      if (key !== wanted) continue;  // a newer request: ask it, paint nothing of this one
+      progress.hidden = true;
+      render(answer);
+      shown = key;
+      lists += 1;
+      setState(answer.ok ? (answer.empty ? 'empty' : 'ready') : 'error');
+      await afterPaint();
+      performance.measure('vramcalc:what-fits', { start: started, end: performance.now(), detail: { first, rows: answer.rows?.length ?? 0 } });
+      if (wanted !== shown) setState('busy');
+    }
+  } finally {
+    running = false;
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+// context: { models, update, applyQuery, writeUrl } (app.js).
+export function initWhatFits(context) {
+  page = context;
+  const section = $('what-fits');
+  build(section);
+  $('what-fits-open').addEventListener('click', () => (state.whatFits.open ? $('wf-title').focus() : openList()));
+  $('wf-close').addEventListener('click', closeList);
+  $('wf-intents').addEventListener('click', (e) => {
+    const intent = e.target.closest('button')?.dataset.intent;
+    if (!intent || intent === listIntent()) return;
+    state.whatFits.intent = intent;
+    state.whatFits.engine = '';  // each intent has its own runtimes
+    showControls();
+    page.writeUrl(true);
+    refresh();
+  });
+  for (const box of [$('wf-settings'), $('wf-more')]) {
+    box.addEventListener('change', changed);
+    box.addEventListener('input', (e) => { if (e.target.type === 'number') changed(e); });
+  }
+  $('wf-reset').addEventListener('click', () => {
+    state.whatFits.filters = freshWhatFits().filters;
+    showControls();
+    page.writeUrl(true);
+    refresh();
+  });
+  // Your machine changed (Your GPUs' own handler has updated the state by the next microtask).
+  for (const type of ['change', 'input']) $('your-gpus').addEventListener(type, () => queueMicrotask(refresh));
+  showView();
+  showControls();
+  refresh();
+}
