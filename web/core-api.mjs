@@ -208,8 +208,10 @@ export function coreApi(core, kept = null) {
       const q = { ...request };
       if (q.job) q.job = asJob(q.job);
       if (q.filters) q.filters = readFilterTexts(core, q.filters);
-      // Decode at once: the view points into wasm memory, which the next call may reuse or grow.
-      return JSON.parse(decoder.decode(core.whatFitsView(JSON.stringify(q))));
+      // Decoded at once (the view points into wasm memory, which the next call may reuse or grow), and handed over
+      // as text: a 350 KB answer crosses to the page as one string, parsed there (vramcalc-client.js), rather than
+      // as an object tree copied on both sides.
+      return decoder.decode(core.whatFitsView(JSON.stringify(q)));
     },
     // The catalog model an id, alias or Hub id names exactly, or the core's error "model: unknown model 'x';
     // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.

@@ -112,9 +112,10 @@ export const chart = (configText, job, axis, opts) => core().call('chart', [conf
 export const searchModels = (models, query, opts) => core().call('searchModels', [catalogText(models), query], { field: 'search', ...opts });
 // "What can I run?" (docs/what-fits.md): every catalog model on the request's machine ({ intent, job, filters, sort,
 // configs }). The first list after the catalog is given prepares every model (1-3 s in wasm): the call is patient
-// (core-client.js: no "still computing" note, no restart before its own limit).
+// (core-client.js: no "still computing" note, no restart before its own limit). The answer comes as its JSON text.
 export const whatFits = (models, request, opts) =>
-  core().call('whatFits', [wholeCatalogText(models), request], { field: 'what_fits', patient: true, ...opts });
+  core().call('whatFits', [wholeCatalogText(models), request], { field: 'what_fits', patient: true, ...opts })
+    .then((answer) => (typeof answer === 'string' ? JSON.parse(answer) : answer));
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
 export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });

@@ -4,7 +4,8 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, launchBrowser, openCalculator, screenshot, watchPage, waitForState, cspViolations, stateOf, repo } from './harness.mjs';
@@ -38,7 +39,18 @@ after(async () => {
   await server?.close();
 });
 
-// Waits until the list on screen answers the latest request (panels/what-fits.js: data-state, aria-busy).
+// axe-core's serious and critical violations on the page as it is (as layout.test.mjs runs it).
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+async function axe(page) {
+  await page.evaluate(axeSource);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+}
+
+// Waits until the list on screen answers the latest request, every row in (panels/what-fits.js: data-state, aria-busy).
 async function settledList(page) {
   await page.waitForSelector('#what-fits[data-state]:not([aria-busy])', { state: 'attached', timeout: 30000 });
 }
@@ -73,6 +85,7 @@ test('the list on an RTX 4090 + 64 GB: the machine line, every row in the CLI\'s
   assert.match(await cell(page, 'llama-3.1-8b', 'Fit'), /^Full GPU/);
   assert.ok(await page.locator('#wf-list tr[data-fit=too_large]').count() > 0);
   assert.ok(await noOverflow(page), 'no horizontal overflow at 1280 px');
+  assert.deepEqual(await axe(page), [], 'the list at 1280 px');
   await screenshot(page, 'what-fits-1280', { fullPage: false });
   // A phone: each model a card, nothing wider than the screen.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -80,10 +93,34 @@ test('the list on an RTX 4090 + 64 GB: the machine line, every row in the CLI\'s
   assert.equal(await page.locator('#wf-list tbody tr').first().evaluate((tr) => getComputedStyle(tr).display), 'block');
   const box = await page.locator('#wf-list tbody tr').first().boundingBox();
   assert.ok(box.x >= 0 && box.x + box.width <= 390, 'the first card within the screen');
+  assert.deepEqual(await axe(page), [], 'the list at 390 px');
   await page.locator('#wf-counts').evaluate((p) => p.scrollIntoView());
   await screenshot(page, 'what-fits-390', { fullPage: false });
   assert.deepEqual(page.jsErrors, []);
   assert.deepEqual(await cspViolations(page), []);
+});
+
+test('the first list: a progress line at once, the page takes input meanwhile, and only the latest request is painted', async () => {
+  const page = await openCalculator(context, `${server.url}index.html?gpu=rtx4090&ram_gb=64`);
+  await page.click('#what-fits-open');
+  // The worker prepares the catalog (1-3 s): said at once, no rows yet.
+  const now = () => page.evaluate(() => ({ busy: document.getElementById('what-fits').getAttribute('aria-busy'),
+    progress: document.getElementById('wf-progress').hidden ? '' : document.getElementById('wf-progress').textContent,
+    painted: performance.getEntriesByName('vramcalc:what-fits').length }));
+  const opened = await now();
+  assert.match(opened.progress, /^Sizing every model of the catalog for your machine/);
+  assert.deepEqual([opened.busy, opened.painted], ['true', 0]);
+  // The page's own thread is free: the RAM box takes a new value before that list is answered (the locator's fill
+  // does not wait for the page to settle, as the harness's page.fill does).
+  await page.locator('#ram-gb').fill('32');
+  const typed = await now();
+  assert.deepEqual([typed.busy, typed.painted], ['true', 0], 'the first list is still on its way');
+  await settledList(page);
+  assert.deepEqual(await shownIds(page), ids(listed('--gpu', 'rtx4090', '--ram-gb', '32')));
+  assert.equal(await page.locator('#wf-progress').isVisible(), false);
+  // The 64 GB list, answered meanwhile, was never painted: one list reached the screen.
+  assert.equal(await page.evaluate(() => performance.getEntriesByName('vramcalc:what-fits').length), 1);
+  assert.deepEqual(page.jsErrors, []);
 });
 
 test('the order and the filters are the core\'s: each change gives the CLI\'s rows for the same request', async () => {

@@ -6,33 +6,16 @@
 // line says so, and rows for an older request are never shown as the current ones (while a newer list is on its
 // way they are inert, marked busy and dimmed; on an error or an empty answer they go).
 import { state, yourJobFields } from '../state.js';
-import { whatFits, quoted } from '../vramcalc-client.js';
+import { whatFits } from '../vramcalc-client.js';
 import { el, markScrollable } from '../render.js';
 import { whatFitsFromQuery, whatFitsParams, freshWhatFits } from '../what-fits-link.js';
 import { configText, modelName } from './model.js';
 import { yourControl } from './your-gpus.js';
 import { rowFor, headerRow } from './what-fits-rows.js';
+import { INTENTS, SORTS, listIntent, buildControls, showControls, showFilterCount, choose } from './what-fits-controls.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { models, update, applyQuery, writeUrl }
-
-// The list's intents (the core's names) and the page's intent each opens a row with (core/job/intents.cpp).
-const INTENTS = [
-  { id: 'chat', page: 'run_locally', label: 'Chat', title: 'One conversation on your machine: llama.cpp, Ollama or MLX' },
-  { id: 'serve', page: 'serve', label: 'Serve', title: 'Many users on vLLM or SGLang' },
-  { id: 'finetune', page: 'fine_tune', label: 'Fine-tune', title: 'LoRA, else QLoRA (Unsloth)' },
-];
-const FROM_PAGE = Object.fromEntries(INTENTS.map((i) => [i.page, i.id]));
-// Each intent's runtimes ('' = the intent's own: llama.cpp, vLLM; fine-tuning has one).
-const ENGINES = {
-  chat: [['', 'llama.cpp'], ['ollama', 'Ollama'], ['mlx', 'MLX (a Mac)']],
-  serve: [['', 'vLLM'], ['sglang', 'SGLang']],
-  finetune: [],
-};
-const SORTS = [['size', 'Size'], ['speed', 'Speed'], ['headroom', 'Headroom'], ['name', 'Name']];
-const SIZES = ['tiny', 'small', 'medium', 'large', 'frontier'];
-
-export const listIntent = (wf = state.whatFits) => wf.intent || FROM_PAGE[state.intent] || 'chat';
 
 // ---------------------------------------------------------------- the request
 
@@ -51,105 +34,6 @@ function currentRequest() {
   const text = s.kind === 'catalog' ? null : configText();
   if (text) request.configs = [{ name: modelName(), config: text }];
   return request;
-}
-
-// ---------------------------------------------------------------- the controls
-
-function select(id, label, options) {
-  const box = el('div', { class: 'wf-field' });
-  const control = el('select', { id });
-  control.append(...options.map(([value, text]) => new Option(text, value)));
-  box.append(el('label', { for: id }, label), control);
-  return box;
-}
-function number(id, label, placeholder) {
-  const box = el('div', { class: 'wf-field' });
-  const input = el('input', { id, type: 'number', min: '0', step: 'any', inputmode: 'decimal', placeholder });
-  box.append(el('label', { for: id }, label), input);
-  return box;
-}
-// The catalog's values of one field, each once, in order (the families, the licences, the modalities).
-const valuesOf = (key) => [...new Set(page.models.map((m) => m[key]).filter((v) => typeof v === 'string' && v))]
-  .sort((a, b) => a.localeCompare(b));
-
-function build(section) {
-  const title = el('h2', { id: 'wf-title', tabindex: '-1' }, 'What can I run?');
-  const back = el('button', { type: 'button', id: 'wf-close', class: 'link-button' }, '← Back to the model');
-  const head = el('div', { class: 'wf-head' });
-  head.append(title, back);
-  const machine = el('p', { id: 'wf-machine', class: 'wf-machine' });
-  const intents = el('div', { id: 'wf-intents', class: 'intents wf-intents', role: 'group', 'aria-label': 'What for' });
-  intents.append(...INTENTS.map((i) => el('button', { type: 'button', 'data-intent': i.id, 'aria-pressed': 'false', title: i.title }, i.label)));
-  const modality = [['', 'Chat models'], ...valuesOf('modality').map((m) => [m, m[0].toUpperCase() + m.slice(1)]), ['any', 'Every kind']];
-  const settings = el('div', { class: 'wf-filters', id: 'wf-settings' });
-  settings.append(
-    select('wf-sort', 'Sort by', SORTS),
-    select('wf-engine', 'Runtime', ENGINES.chat),
-    number('wf-seq', 'Context (tokens)', 'the intent\'s'),
-  );
-  const filters = el('div', { class: 'wf-filters', id: 'wf-filters' });
-  filters.append(
-    select('wf-family', 'Family', [['', 'All families'], ...valuesOf('family').map((f) => [f, f])]),
-    select('wf-size', 'Size', [['', 'All sizes'], ...SIZES.map((s) => [s, s[0].toUpperCase() + s.slice(1)])]),
-    select('wf-moe', 'Architecture', [['', 'Dense and MoE'], ['true', 'Mixture of experts'], ['false', 'Dense']]),
-    select('wf-modality', 'Kind', modality),
-    select('wf-license', 'Licence', [['', 'All licences'], ...valuesOf('license').map((l) => [l, l])]),
-    number('wf-min_context', 'Trained context at least', 'any (tokens)'),
-    number('wf-min_tps', 'Speed at least', 'any (tokens/s)'),
-  );
-  const runnable = el('label', { class: 'check wf-runnable' });
-  runnable.append(el('input', { type: 'checkbox', id: 'wf-runnable' }), ' Only what runs');
-  const reset = el('button', { type: 'button', id: 'wf-reset', class: 'link-button' }, 'Clear the filters');
-  const tools = el('div', { class: 'wf-tools' });
-  tools.append(runnable, reset);
-  // The filters fold away (a phone shows the list sooner); open on a wide screen or when a filter is set.
-  const more = el('details', { id: 'wf-more', class: 'wf-more' });
-  more.append(el('summary', { id: 'wf-more-title' }, 'Filters'), filters, tools);
-  more.open = matchMedia('(min-width: 761px)').matches;
-  const table = el('table', { id: 'wf-list', class: 'wf-list', 'aria-labelledby': 'wf-title' });
-  table.append(el('thead'), el('tbody'));
-  const wrap = el('div', { class: 'table-wrap wf-wrap', id: 'wf-wrap' });
-  wrap.append(table);
-  section.replaceChildren(head, machine, intents, settings, more,
-    el('p', { id: 'wf-config', class: 'wf-config', hidden: '' }),
-    el('p', { id: 'wf-progress', class: 'wf-progress', role: 'status', hidden: '' }),
-    el('div', { id: 'wf-error', class: 'error', role: 'alert', hidden: '' }),
-    el('p', { id: 'wf-counts', class: 'wf-counts', 'aria-live': 'polite' }),
-    el('p', { id: 'wf-steps', class: 'hint' }),
-    el('div', { id: 'wf-empty', class: 'empty', hidden: '' }),
-    wrap);
-}
-
-// The controls as the state says (after a link, Back, or an intent's change of runtimes).
-function showControls() {
-  const wf = state.whatFits;
-  const intent = listIntent();
-  for (const b of $('wf-intents').querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.intent === intent));
-  const engine = $('wf-engine');
-  engine.replaceChildren(...ENGINES[intent].map(([value, text]) => new Option(text, value)));
-  engine.closest('.wf-field').hidden = !ENGINES[intent].length;
-  const values = { sort: wf.sort || 'size', engine: wf.engine, seq: wf.seq, ...wf.filters };
-  for (const key of ['sort', 'engine', 'family', 'size', 'moe', 'modality', 'license']) choose($(`wf-${key}`), values[key] ?? '');
-  for (const key of ['seq', 'min_context', 'min_tps']) $(`wf-${key}`).value = values[key] ?? '';
-  $('wf-runnable').checked = wf.filters.runnable === 'true';
-  if (showFilterCount()) $('wf-more').open = true;
-  $('what-fits').dataset.intent = intent;
-}
-// The folded filters' title says how many are set; returns that count.
-function showFilterCount() {
-  const set = Object.keys(state.whatFits.filters).length;
-  $('wf-more-title').textContent = set ? `Filters (${set} set)` : 'Filters';
-  return set;
-}
-// A value the list has no option for (an old or hand-written link) stays as given, for the core to read and name;
-// its option says so in the core's quote of it (at most 60 characters: issue 37).
-function choose(control, value) {
-  control.value = value;
-  if (control.value === value) return;
-  const option = new Option('(from the link)', value);
-  control.append(option);
-  control.value = value;
-  quoted(value).then((q) => { option.textContent = `${q} (from the link)`; });
 }
 
 function changed(e) {
@@ -222,11 +106,13 @@ async function openRow(row) {
 
 // ---------------------------------------------------------------- the answer
 
+// busy: a newer request is on its way (the rows on screen dimmed and inert); filling: this answer's rows are still
+// being added; ready, empty, error: the answer to the latest request is on screen, whole.
 function setState(kind) {
   const section = $('what-fits');
   section.dataset.state = kind;
   const busy = kind === 'busy';
-  if (busy) section.setAttribute('aria-busy', 'true'); else section.removeAttribute('aria-busy');
+  if (busy || kind === 'filling') section.setAttribute('aria-busy', 'true'); else section.removeAttribute('aria-busy');
   $('wf-wrap').classList.toggle('pending', busy);
   $('wf-wrap').inert = busy;
 }
@@ -298,10 +184,25 @@ function render(answer) {
   $('wf-steps').textContent = answer.filter_steps.length ? `Filters: ${answer.filter_steps.join('; ')}.` : '';
   const table = $('wf-list');
   table.tHead.replaceChildren(headerRow(answer.sort, sortBy));
-  table.tBodies[0].replaceChildren(...answer.rows.map((row) => rowFor(row, openRow)));
+  // The first screenful now; the rest in the tasks that follow (fill), so a long list never holds the page.
+  table.tBodies[0].replaceChildren(...answer.rows.slice(0, FIRST_ROWS).map((row) => rowFor(row, openRow)));
   $('wf-wrap').hidden = false;
   markScrollable($('what-fits'));
   return undefined;
+}
+
+// The rows after the first screenful, a few dozen a task (each a few milliseconds of DOM and layout), while the
+// answer is still the one wanted; resolves to whether every row is in.
+const FIRST_ROWS = 40;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+async function fill(rows, key) {
+  const body = $('wf-list').tBodies[0];
+  for (let at = FIRST_ROWS; at < rows.length; at += FIRST_ROWS) {
+    await nextTask();
+    if (key !== wanted || !state.whatFits.open) return false;
+    body.append(...rows.slice(at, at + FIRST_ROWS).map((row) => rowFor(row, openRow)));
+  }
+  return true;
 }
 
 function sortBy(sort) {
@@ -314,10 +215,12 @@ function sortBy(sort) {
 // ---------------------------------------------------------------- asking the core
 
 // One list on its way at a time; a newer request waits for it and is asked next, and an answer to an older request
-// is never painted. The request on screen is `shown`; timings go to the Performance timeline
-// ('vramcalc:what-fits': the request to the list painted, detail { first }).
+// is never painted. The request on screen is `shown`; timings go to the Performance timeline: 'vramcalc:what-fits',
+// the request to its first screenful of rows painted, and 'vramcalc:what-fits-all', to the last row painted (detail
+// { first: the page's first list, rows }).
 let shown = null;
 let wanted = null;
+let wantedRequest = null;
 let running = false;
 let lists = 0;
 const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => {
@@ -328,14 +231,15 @@ const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => {
 
 export async function refresh() {
   if (!page || !state.whatFits.open) return;
-  wanted = JSON.stringify(currentRequest());
+  wantedRequest = currentRequest();
+  wanted = JSON.stringify(wantedRequest);
   if (wanted === shown) return;
   setState('busy');  // at once: the rows on screen are not this request's
   if (running) return;  // the list on its way is followed by this one
   running = true;
   try {
     while (state.whatFits.open && wanted !== shown) {
-      const key = wanted;
+      const [key, request] = [wanted, wantedRequest];
       const first = lists === 0;
       const progress = $('wf-progress');
       // The first list prepares the whole catalog: said at once; a later one only when it is slow to come.
@@ -347,16 +251,27 @@ export async function refresh() {
       const timer = first ? (say(), 0) : setTimeout(say, 150);
       if (first) clearRows();
       const started = performance.now();
-      const answer = await whatFits(page.models, JSON.parse(key));
+      const answer = await whatFits(page.models, request);
       clearTimeout(timer);
       if (key !== wanted) continue;  // a newer request: ask it, paint nothing of this one
       progress.hidden = true;
       render(answer);
       shown = key;
       lists += 1;
-      setState(answer.ok ? (answer.empty ? 'empty' : 'ready') : 'error');
+      const rows = answer.ok && !answer.empty ? answer.rows : [];
+      setState(rows.length > FIRST_ROWS ? 'filling' : answer.ok ? (answer.empty ? 'empty' : 'ready') : 'error');
       await afterPaint();
-      performance.measure('vramcalc:what-fits', { start: started, end: performance.now(), detail: { first, rows: answer.rows?.length ?? 0 } });
+      const detail = { first, rows: rows.length };
+      performance.measure('vramcalc:what-fits', { start: started, end: performance.now(), detail });
+      if (rows.length > FIRST_ROWS) {
+        if (await fill(rows, key)) {
+          await afterPaint();
+          performance.measure('vramcalc:what-fits-all', { start: started, end: performance.now(), detail });
+          if (key === wanted) setState('ready');
+        } else if (key === wanted) {
+          shown = null;  // closed before its last rows: asked again when the list is opened again
+        }
+      }
       if (wanted !== shown) setState('busy');
     }
   } finally {
@@ -370,7 +285,7 @@ export async function refresh() {
 export function initWhatFits(context) {
   page = context;
   const section = $('what-fits');
-  build(section);
+  buildControls(section, page.models);
   $('what-fits-open').addEventListener('click', () => (state.whatFits.open ? $('wf-title').focus() : openList()));
   $('wf-close').addEventListener('click', closeList);
   $('wf-intents').addEventListener('click', (e) => {
