@@ -132,9 +132,11 @@ function controlFor(field = '') {
   if (head === 'sort' || head === 'intent') return $(head === 'sort' ? 'wf-sort' : 'wf-intents');
   return head === 'job' ? yourControl(key) : null;
 }
+// Outlines the panel's own control (an error about Your GPUs' fields is the page's to show under them: its own
+// answer names the same field).
 function markInvalid(control) {
   for (const c of $('what-fits').querySelectorAll('[aria-invalid]')) c.removeAttribute('aria-invalid');
-  control?.setAttribute('aria-invalid', 'true');
+  if (control && $('what-fits').contains(control)) control.setAttribute('aria-invalid', 'true');
 }
 
 function showError(error) {
