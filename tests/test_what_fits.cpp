@@ -241,6 +241,9 @@ TEST_CASE("the page's Your-machine line: the machine with its GPU count, and wha
     CHECK(two["machine"]["text"] == "2 × " + two["machine"]["gpu_text"].get<std::string>() + " + " +
                                         two["machine"]["ram_text"].get<std::string>());
     CHECK(two["intent_text"] == "chat on " + two["runtime"].get<std::string>());
+    // A model trained on a shorter context than the list's is sized at its own, and its row says so: OPT-30B at 2,048.
+    CHECK(row_of(two, "opt-30b")["context_text"] == "at 2,048 tokens (its trained context)");
+    CHECK(row_of(two, "llama-3.1-8b")["context_text"] == "at 8,192 tokens");
     // No RAM given: the chat list is capped by the GPU, and the line says so.
     const json alone = fits({{"job", {{"gpu", "rtx3060"}}}});
     CHECK(alone["machine"]["text"] == "RTX 3060 12GB (system RAM not given: only what runs whole on the GPU counts)");

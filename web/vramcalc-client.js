@@ -45,23 +45,14 @@ export function loadModels() {
   }
   return modelsPromise;
 }
-// The catalog (loadModels' list) as the core's search and lookup read it: ids, names and Hub ids, no configs;
-// written once per list, so it crosses to the worker only when it changes (core-api.mjs useCatalog).
-// Once "What can I run?" has handed the core the whole catalog (wholeCatalogText), search and lookup use that one
-// too: the core keeps one catalog, and its models, prepared for the list in 1-3 s, stay prepared.
-let searchCatalog = { models: null, text: null };
-let wholeCatalog = { models: null, text: null };
+// The catalog (loadModels' list, as web/models.json holds it: configs, parameter counts, family, licence, kind) as
+// the core reads it for search, lookup and "What can I run?": written once per list, and read by the core only when
+// it changes (core-api.mjs useCatalog), so the models the list prepared (1-3 s in wasm) stay prepared. One text for
+// every call: a second, smaller one for search would make the core swap catalogs and prepare them again.
+let catalog = { models: null, text: null };
 function catalogText(models) {
-  if (wholeCatalog.models === models) return wholeCatalog.text;
-  if (searchCatalog.models !== models) {
-    searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId }) => ({ id, name, hf_id: hubId, config: {} })) }) };
-  }
-  return searchCatalog.text;
-}
-// The catalog with its configs (loadModels' list, as web/models.json holds it), written once per list.
-function wholeCatalogText(models) {
-  if (wholeCatalog.models !== models) wholeCatalog = { models, text: JSON.stringify({ ok: true, models }) };
-  return wholeCatalog.text;
+  if (catalog.models !== models) catalog = { models, text: JSON.stringify({ ok: true, models }) };
+  return catalog.text;
 }
 // The catalog model `id` names (an id, alias or Hub id), or the core's "unknown model 'x'; did you mean …".
 export const lookupModel = (models, id, opts) => core().call('lookupModel', [catalogText(models), id], { field: 'model', ...opts });
@@ -114,7 +105,7 @@ export const searchModels = (models, query, opts) => core().call('searchModels',
 // configs }). The first list after the catalog is given prepares every model (1-3 s in wasm): the call is patient
 // (core-client.js: no "still computing" note, no restart before its own limit). The answer comes as its JSON text.
 export const whatFits = (models, request, opts) =>
-  core().call('whatFits', [wholeCatalogText(models), request], { field: 'what_fits', patient: true, ...opts })
+  core().call('whatFits', [catalogText(models), request], { field: 'what_fits', patient: true, ...opts })
     .then((answer) => (typeof answer === 'string' ? JSON.parse(answer) : answer));
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });

@@ -237,6 +237,8 @@ void write_row(JsonWriter& w, const FitRow& r, const BaseFields& base, FitIntent
     w.end_array();
     w.field("n_cpu_moe", r.n_cpu_moe).field("gpu_layers", r.gpu_layers).field("layers", r.layers).field("gpus", r.gpus);
     w.field("context", r.context).field("context_capped", r.context_capped);
+    w.field("context_text", "at " + grouped_text(static_cast<double>(r.context)) + " tokens" +
+                                (r.context_capped ? " (its trained context)" : ""));
     write_pool(w, "gpu", r.gpu);
     write_pool(w, "ram", r.ram);
     w.field("weights_bytes", r.weights_bytes).field("weights_text", gb_text(r.weights_bytes));

@@ -83,6 +83,11 @@ test('the list on an RTX 4090 + 64 GB: the machine line, every row in the CLI\'s
     ['Speed', oss.speed.text], ['Format', oss.format], ['Size', oss.params_text]]) assert.equal(await cell(page, 'gpt-oss-120b', key), text, key);
   assert.equal(await page.locator('#wf-list tr[data-id="gpt-oss-120b"] code').innerText(), oss.command);
   assert.match(await cell(page, 'llama-3.1-8b', 'Fit'), /^Full GPU/);
+  // OPT-30B was trained on 2,048 tokens: sized at its own context, and its row says so under the format.
+  const opt = expected.rows.find((r) => r.id === 'opt-30b');
+  assert.equal(opt.context_capped, true);
+  assert.equal(await cell(page, 'opt-30b', 'Format'), `${opt.format}\n${opt.context_text}`);
+  assert.equal(await cell(page, 'llama-3.1-8b', 'Format'), expected.rows.find((r) => r.id === 'llama-3.1-8b').format);
   assert.ok(await page.locator('#wf-list tr[data-fit=too_large]').count() > 0);
   assert.ok(await noOverflow(page), 'no horizontal overflow at 1280 px');
   assert.deepEqual(await axe(page), [], 'the list at 1280 px');

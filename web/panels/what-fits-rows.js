@@ -18,7 +18,8 @@ export const COLUMNS = [
   { key: 'model', title: 'Model', sort: 'name' },
   { key: 'size', title: 'Size', sort: 'size', text: (r) => [r.params_text] },
   { key: 'fit', title: 'Fit' },
-  { key: 'format', title: 'Format', text: (r) => [r.format ?? '—'] },
+  // A model sized at its own shorter trained context says so under its format.
+  { key: 'format', title: 'Format', text: (r) => [r.format ?? '—', r.context_capped ? r.context_text : ''] },
   { key: 'gpu', title: 'GPU', sort: 'headroom', sortTitle: 'GPU · free', text: (r) => (known(r.gpu) ? pool(r.gpu) : ['—']) },
   { key: 'ram', title: 'RAM', text: (r) => pool(r.ram) },
   { key: 'speed', title: 'Speed', sort: 'speed', text: (r) => [r.speed?.known ? r.speed.text : '—'] },

@@ -225,11 +225,16 @@ let wanted = null;
 let wantedRequest = null;
 let running = false;
 let lists = 0;
-const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = resolve;
-  channel.port2.postMessage(0);
-}));
+// After the next frame's paint (a task posted from its animation frame callback); a hidden tab paints no frame, so
+// at most 250 ms later: the list never waits for the tab to be seen again.
+const afterPaint = () => new Promise((resolve) => {
+  const timer = setTimeout(resolve, 250);
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { clearTimeout(timer); resolve(); };
+    channel.port2.postMessage(0);
+  });
+});
 
 export async function refresh() {
   if (!page || !state.whatFits.open) return;
