@@ -233,3 +233,31 @@ TEST_CASE("bad input: no machine says what to set; a pasted config that fails is
     CHECK(error_field({{"job", {{"gpu", "rtx4090"}}}, {"filters", {{"family", std::vector<std::string>(65, "x")}}}}) == "filters.family");
     CHECK(json::parse(what_fits_request("[1,2"))["error"]["field"] == "request");
 }
+
+TEST_CASE("the page's Your-machine line: the machine with its GPU count, and what the rows were sized for") {
+    // Two RTX 3090 and 128 GB of RAM: the count is the machine's (the row's gpu pool is the fullest one GPU).
+    const json two = fits({{"job", {{"gpu", "rtx3090"}, {"gpus", 2}, {"ram_gb", 128}}}});
+    REQUIRE(two["ok"] == true);
+    CHECK(two["machine"]["text"] == "2 × " + two["machine"]["gpu_text"].get<std::string>() + " + " +
+                                        two["machine"]["ram_text"].get<std::string>());
+    CHECK(two["intent_text"] == "chat on " + two["runtime"].get<std::string>());
+    // A model trained on a shorter context than the list's is sized at its own, and its row says so: OPT-30B at 2,048.
+    CHECK(row_of(two, "opt-30b")["context_text"] == "at 2,048 tokens (its trained context)");
+    CHECK(row_of(two, "llama-3.1-8b")["context_text"] == "at 8,192 tokens");
+    // No RAM given: the chat list is capped by the GPU, and the line says so.
+    const json alone = fits({{"job", {{"gpu", "rtx3060"}}}});
+    CHECK(alone["machine"]["text"] == "RTX 3060 12GB (system RAM not given: only what runs whole on the GPU counts)");
+    // No GPU: the RAM alone.
+    const json cpu = fits({{"job", {{"gpu", "cpu"}, {"ram_gb", 32}}}});
+    CHECK(cpu["machine"]["text"] == "no GPU, " + cpu["machine"]["ram_text"].get<std::string>());
+    // Serving: the engine and the load, the Serve intent's 16 users unless the job says otherwise; RAM is not the engine's.
+    const json serve = fits({{"intent", "serve"}, {"job", {{"gpu", "h100"}, {"batch", 8}, {"seq", 4096}}}});
+    CHECK(serve["machine"]["text"] == "H100 80GB");
+    CHECK(serve["intent_text"] == "serving on vLLM: 8 users × 4,096 tokens");
+    const json sglang = fits({{"intent", "serve"}, {"job", {{"gpu", "h100"}, {"engine", "sglang"}}}});
+    CHECK(sglang["intent_text"] == "serving on SGLang: 16 users × 8,192 tokens");
+    // Fine-tuning: LoRA, else QLoRA, at the Fine-tune intent's batch 2 × 2,048 tokens; one mode when the job names it.
+    CHECK(fits({{"intent", "finetune"}, {"job", {{"gpu", "rtx4090"}}}})["intent_text"] == "fine-tuning: LoRA, else QLoRA, at batch 2 × 2,048 tokens");
+    CHECK(fits({{"intent", "finetune"}, {"job", {{"gpu", "rtx4090"}, {"mode", "qlora"}}}})["intent_text"] ==
+          "fine-tuning: QLoRA, at batch 2 × 2,048 tokens");
+}

@@ -14,8 +14,9 @@ import { initActions } from './panels/actions.js';
 import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
 import { initColocation } from './panels/colocation.js';
-import { initUrl, readLocation, applyQuery, cancelUrlWrites } from './page-url.js';
+import { initUrl, readLocation, applyQuery, cancelUrlWrites, writeUrl } from './page-url.js';
 import { initCompute, update, clusterPanelLoaded, warmLocalTotals } from './page-compute.js';
+import { initWhatFits } from './panels/what-fits.js';
 
 const $ = (id) => document.getElementById(id);
 const form = $('controls');
@@ -87,6 +88,7 @@ for (const type of ['input', 'change']) {
 initYours(gpuCatalog, update);
 initColocation({ options, models, onChange: (push) => update({ push }) });
 initMachine(gpuCatalog, options.ram_kinds, update);
+initWhatFits({ models, update, applyQuery, writeUrl });
 initResults();
 // The four entry points: the core's presets; Pre-train opens the cluster planner.
 intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {
@@ -98,7 +100,7 @@ $('compare-add').addEventListener('click', () => {
   const q = stateQuery(readJob());
   q.delete('cmp');
   q.delete('fit');
-  for (const key of [...q.keys()]) if (key.startsWith('cl_')) q.delete(key);
+  for (const key of [...q.keys()]) if (key.startsWith('cl_') || key.startsWith('wf_') || key === 'view') q.delete(key);
   // Fields at their default value say nothing: the same job typed two ways is one setup.
   for (const [key, value] of [...q]) if (key in defaults && String(defaults[key]) === value) q.delete(key);
   const setup = q.toString();

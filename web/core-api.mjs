@@ -40,6 +40,19 @@ function readText(core, method, key, fields) {
   return read.ok ? { ...fields, ...read[key] } : fields;
 }
 
+// The list's filters that take a number or a flag (core/api/what_fits_json.cpp), read from text by the core's one
+// value parser; a text it refuses stays text, so the core names the filter ("filters.min_tps: must be a number").
+const FILTER_KINDS = { min_context: 'number', min_tps: 'number', moe: 'boolean', runnable: 'boolean' };
+function readFilterTexts(core, filters) {
+  const out = { ...filters };
+  for (const [key, kind] of Object.entries(FILTER_KINDS)) {
+    if (typeof out[key] !== 'string') continue;
+    const read = JSON.parse(core.valueFromText(out[key], kind, false));
+    if (read.ok) out[key] = read.value;
+  }
+  return out;
+}
+
 // One estimate pair of a toy Llama-style config, its answer discarded: the wasm compiles the functions of
 // an estimate on first use (100-280 ms measured on the shared 2-core machine; docs/page.md), so a warm-up
 // right after start-up spares the first real answer that cost (core-worker.js, core-local.js).
@@ -195,6 +208,21 @@ export function coreApi(core, kept = null) {
     },
     ticks(maxBytes) {
       return JSON.parse(core.ticks(maxBytes));
+    },
+    // "What can I run?" (docs/what-fits.md): the whole catalog (a models.json text, handed to the core when it
+    // changed; its models prepared once per catalog) on the request's machine for one intent, filtered and sorted by
+    // the core. The machine's fields and the filters' numbers and flags given as text (a form, a link, an
+    // attribute) are read by the core's one value parser first, as a job's are.
+    whatFits(catalog, request) {
+      const refused = useCatalog(catalog);
+      if (refused) return refused;
+      const q = { ...request };
+      if (q.job) q.job = asJob(q.job);
+      if (q.filters) q.filters = readFilterTexts(core, q.filters);
+      // Decoded at once (the view points into wasm memory, which the next call may reuse or grow), and handed over
+      // as text: a 350 KB answer crosses to the page as one string, parsed there (vramcalc-client.js), rather than
+      // as an object tree copied on both sides.
+      return decoder.decode(core.whatFitsView(JSON.stringify(q)));
     },
     // The catalog model an id, alias or Hub id names exactly, or the core's error "model: unknown model 'x';
     // did you mean a, b or c?" (lookupModel, core/api/catalog.hpp): the widget's model attribute.

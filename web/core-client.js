@@ -32,6 +32,10 @@ const SUPERSEDED_TEXT = '1.5 s';
 // answers are bounded to well under a second natively; docs/hostile-input.md).
 export const LIMIT_MS = 10000;
 const LIMIT_TEXT = '10 s';
+// A patient call (the first "What can I run?" list prepares every catalog model: 1-3 s in wasm, longer on a slow
+// phone) is neither reported as slow nor stopped before this.
+export const PATIENT_LIMIT_MS = 30000;
+const PATIENT_LIMIT_TEXT = '30 s';
 
 export const CANCELLED = Object.freeze({ ok: false, cancelled: true,
   error: Object.freeze({ field: 'internal', message: 'internal: superseded by a newer input' }) });
@@ -243,15 +247,16 @@ export function coreClient(base) {
     if (!inflight) return;
     const { req, started } = inflight;
     const elapsed = performance.now() - started;
+    const [limit, limitText] = req.patient ? [PATIENT_LIMIT_MS, PATIENT_LIMIT_TEXT] : [LIMIT_MS, LIMIT_TEXT];
     if (req.signal?.aborted) {
       replace(CANCELLED, { kind: 'restarted', message: `An earlier input took over ${SUPERSEDED_TEXT}; the calculator was restarted for the newest one.` });
-    } else if (elapsed >= LIMIT_MS) {
+    } else if (elapsed >= limit) {
       // The job as a whole: which field made it slow is not known.
-      replace({ ok: false, error: { field: 'job', message: `job: no answer after ${LIMIT_TEXT}; the calculator stopped this job` } },
-        { kind: 'stopped', message: `A job ran for ${LIMIT_TEXT} without an answer and was stopped.` });
+      replace({ ok: false, error: { field: 'job', message: `job: no answer after ${limitText}; the calculator stopped this job` } },
+        { kind: 'stopped', message: `A job ran for ${limitText} without an answer and was stopped.` });
     } else {
-      emit({ kind: 'slow', message: 'Still computing: this job takes longer than usual.' });
-      inflight.timer = setTimeout(overdue, LIMIT_MS - elapsed);
+      if (!req.patient) emit({ kind: 'slow', message: 'Still computing: this job takes longer than usual.' });
+      inflight.timer = setTimeout(overdue, limit - elapsed);
     }
   }
 
@@ -268,12 +273,12 @@ export function coreClient(base) {
     worker.postMessage(message);
   }
 
-  function call(method, args, { signal, field = 'config' } = {}) {
+  function call(method, args, { signal, field = 'config', patient = false } = {}) {
     count(method, args);
     if (signal?.aborted) return Promise.resolve(CANCELLED);
     return new Promise((resolve) => {
       const [config, ...rest] = WITH_CONFIG.has(method) ? args : [undefined, ...args];
-      const req = { method, args: rest, config, signal, field, resolve };
+      const req = { method, args: rest, config, signal, field, patient, resolve };
       queue.push(req);
       signal?.addEventListener('abort', () => {
         const at = queue.indexOf(req);

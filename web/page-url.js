@@ -12,6 +12,7 @@ import { applyYours } from './panels/your-gpus.js';
 import { showIntent } from './panels/intents.js';
 import { syncColocation } from './panels/colocation.js';
 import { applyMachine } from './panels/your-machine.js';
+import { applyWhatFits } from './panels/what-fits.js';
 
 const $ = (id) => document.getElementById(id);
 let page = null;  // { fieldIds, defaults, embedded, clusterPanel() }
@@ -112,6 +113,7 @@ export async function applyQuery(q) {
   for (const [key, value] of q) if (key.startsWith('cl_')) state.cluster[key.slice(3)] = value;
   page.clusterPanel()?.sync();
   state.compare = q.getAll('cmp').slice(0, 4);
+  applyWhatFits(q);
   showSource();
 }
 

@@ -2,6 +2,7 @@
 // in the URL fragment by link.js). Panels read and write `state`; app.js turns
 // it into core calls.
 import { base64urlToBytes } from './link.js';
+import { freshWhatFits, whatFitsParams } from './what-fits-link.js';
 export const state = {
   // Where the model comes from: the catalog, a pasted config, or the Hub.
   source: { kind: 'catalog', modelId: 'llama-3-8b', pasted: '', hubId: '', hubText: '', hubSaved: false },
@@ -30,6 +31,7 @@ export const state = {
   compare: [],         // saved setups, each a query string (a pasted config as `config`)
   cluster: {},         // cluster planner fields the user set (gpu, gpus, fabric, tokens, price_per_gpu_hour, concurrency)
   machineJobs: '',     // the other models on the GPU (job field machine_jobs), as JSON text (panels/colocation.js)
+  whatFits: freshWhatFits(),  // "What can I run?" (issue 35): the view, intent, order, context, runtime, filters (what-fits-link.js)
   result: null,        // last good estimate and its counterpart
   other: null,
 };
@@ -126,5 +128,6 @@ export function stateQuery(job, { withConfig = true } = {}) {
   if (state.yourGpus.gpu === 'custom' && !q.has('device_gb') && !q.has('device_gib')) q.set('gpu', 'custom');
   for (const c of state.compare) q.append('cmp', withConfig ? c : withoutConfig(c));
   for (const [key, value] of Object.entries(state.cluster)) q.set(`cl_${key}`, value);
+  for (const [key, value] of whatFitsParams(state.whatFits)) q.set(key, value);
   return q;
 }

@@ -45,15 +45,14 @@ export function loadModels() {
   }
   return modelsPromise;
 }
-// The catalog (loadModels' list) as the core's search, lookup and model fields read it: ids, names, Hub ids and
-// configs (a field naming a model by id, speculative_model or machine_jobs[i].model, gets that model's config);
-// written once per list, and read by the core only when it changes (core-api.mjs useCatalog).
-let searchCatalog = { models: null, text: null };
+// The catalog (loadModels' list, as web/models.json holds it: configs, parameter counts, family, licence, kind) as
+// the core reads it for search, lookup and "What can I run?": written once per list, and read by the core only when
+// it changes (core-api.mjs useCatalog), so the models the list prepared (1-3 s in wasm) stay prepared. One text for
+// every call: a second, smaller one for search would make the core swap catalogs and prepare them again.
+let catalog = { models: null, text: null };
 function catalogText(models) {
-  if (searchCatalog.models !== models) {
-    searchCatalog = { models, text: JSON.stringify({ ok: true, models: models.map(({ id, name, hf_id: hubId, config }) => ({ id, name, hf_id: hubId, config })) }) };
-  }
-  return searchCatalog.text;
+  if (catalog.models !== models) catalog = { models, text: JSON.stringify({ ok: true, models }) };
+  return catalog.text;
 }
 // A job with a field that names a model by id (issue 36): the core resolves it in the catalog, handed to the
 // worker first (it keeps it); such a job's totals are not asked of the page's own thread (estimatePairNow).
@@ -118,6 +117,12 @@ export const solve = (configText, job, question, opts) => core().call('solve', [
 export const cluster = (configText, job, fields, opts) => core().call('cluster', [configText, job, fields], opts);
 export const chart = (configText, job, axis, opts) => core().call('chart', [configText, job, axis], opts);
 export const searchModels = (models, query, opts) => core().call('searchModels', [catalogText(models), query], { field: 'search', ...opts });
+// "What can I run?" (docs/what-fits.md): every catalog model on the request's machine ({ intent, job, filters, sort,
+// configs }). The first list after the catalog is given prepares every model (1-3 s in wasm): the call is patient
+// (core-client.js: no "still computing" note, no restart before its own limit). The answer comes as its JSON text.
+export const whatFits = (models, request, opts) =>
+  core().call('whatFits', [catalogText(models), request], { field: 'what_fits', patient: true, ...opts })
+    .then((answer) => (typeof answer === 'string' ? JSON.parse(answer) : answer));
 export const ladder = (configText, job, opts) => core().call('ladder', [configText, job], opts);
 export const intents = (opts) => core().call('intents', [], { ...opts, field: 'internal' });
 export const gpusIn = (units, opts) => core().call('gpusIn', [units], { ...opts, field: 'job.units' });

@@ -29,6 +29,7 @@ import { loadCore, loadModels, lookupModel, answer, jobFromText, modeTitle, onCo
 import { renderBar, renderBreakdownRows, renderPhases, el } from './render.js';
 import { stateLink } from './link.js';
 import { localView } from './local-view.js';
+import { WHAT_FITS_VIEW, showWhatFits, hideWhatFits } from './widget-what-fits.js';
 
 const base = new URL('./', import.meta.url);
 // The full calculator beside this file (the npm package ships none: scripts/pack_widget.sh sets null, and then the
@@ -103,7 +104,7 @@ class VramCalc extends HTMLElement {
   #serial = 0;
 
   static get observedAttributes() {
-    return ['model', 'calculator', 'intent', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
+    return ['model', 'calculator', 'intent', 'view', 'sort', 'rows', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
   }
 
   constructor() {
@@ -206,6 +207,12 @@ class VramCalc extends HTMLElement {
     p.status.hidden = true;
     if (startError) return this.#showError(startError.message);
     this.#busy(true);
+    // view="what-fits": the top of "What can I run?" for the attributes' machine (widget-what-fits.js).
+    if (this.getAttribute('view') === WHAT_FITS_VIEW) {
+      return showWhatFits(this, p, { fields: this.fields(), current: () => mine === this.#serial, busy: (on) => this.#busy(on),
+        fail: (message) => this.#showError(message), calculator: calculatorURL(this.getAttribute('calculator')) });
+    }
+    hideWhatFits(this);
     // A catalog that cannot be read is this widget's error, not a blank box.
     const { models, error } = await loadModels().then((m) => ({ models: m }), (e) => ({ models: [], error: e }));
     if (mine !== this.#serial) return undefined;

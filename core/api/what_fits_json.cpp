@@ -177,6 +177,29 @@ FitRequest read_request(const json& req, json& base, std::vector<ListedModel>& p
     return r;
 }
 
+// The machine in words for the page's one Your-machine line: the GPUs with their count (the CLI's and the page's
+// "2 × RTX 3090 24GB"), the system RAM when given, and what a chat list without it is capped by.
+std::string machine_text(const MachinePools& m, FitIntent intent) {
+    if (m.cpu_only) return "no GPU, " + m.ram_text;
+    std::string text = (m.gpus > 1 ? std::to_string(m.gpus) + " × " : std::string()) + m.gpu_text;
+    if (intent != FitIntent::Chat || m.unified) return text;
+    return text + (m.ram_given ? " + " + m.ram_text : " (system RAM not given: only what runs whole on the GPU counts)");
+}
+
+// What each row was sized for, in words: the runtime and its load ("chat on llama.cpp …", "serving on vLLM: 16
+// users × 8,192 tokens", "fine-tuning: LoRA, else QLoRA, at batch 2 × 2,048 tokens").
+std::string intent_text(const FitRequest& r) {
+    const std::string tokens = grouped_text(static_cast<double>(r.context)) + " tokens";
+    const std::string batch = std::to_string(r.job.batch);
+    if (r.intent == FitIntent::Chat) return std::string("chat on ") + (r.job.runtime_label ? r.job.runtime_label : "");
+    if (r.intent == FitIntent::Serve)
+        return std::string("serving on ") + (r.job.engine == Engine::Sglang ? "SGLang" : "vLLM") + ": " + batch +
+               (r.job.batch == 1 ? " user × " : " users × ") + tokens;
+    const bool both = r.modes.size() > 1;
+    return std::string("fine-tuning: ") + (both ? "LoRA, else QLoRA" : r.job.mode == Mode::QLoRA ? "QLoRA" : "LoRA") +
+           ", at batch " + batch + " × " + tokens;
+}
+
 void write_pool(JsonWriter& w, const char* key, const FitPool& p) {
     w.key(key).begin_object().field("known", p.known).field("need_bytes", p.need_bytes).field("have_bytes", p.have_bytes);
     w.field("headroom_bytes", p.headroom_bytes).field("headroom_share", p.headroom_share);
@@ -214,6 +237,8 @@ void write_row(JsonWriter& w, const FitRow& r, const BaseFields& base, FitIntent
     w.end_array();
     w.field("n_cpu_moe", r.n_cpu_moe).field("gpu_layers", r.gpu_layers).field("layers", r.layers).field("gpus", r.gpus);
     w.field("context", r.context).field("context_capped", r.context_capped);
+    w.field("context_text", "at " + grouped_text(static_cast<double>(r.context)) + " tokens" +
+                                (r.context_capped ? " (its trained context)" : ""));
     write_pool(w, "gpu", r.gpu);
     write_pool(w, "ram", r.ram);
     w.field("weights_bytes", r.weights_bytes).field("weights_text", gb_text(r.weights_bytes));
@@ -254,8 +279,8 @@ std::string answer(const std::string& request_json) {
     w.field("context_text", "sized at " + grouped_text(static_cast<double>(r.context)) + " tokens" +
                                 (r.context_given ? "" : " (the list's default; set seq for yours)") +
                                 ", or at a model's trained context when that is shorter");
-    w.field("runtime", r.job.runtime_label ? r.job.runtime_label : "");
-    w.key("machine").begin_object().field("unified", pools.unified).field("cpu_only", pools.cpu_only);
+    w.field("runtime", r.job.runtime_label ? r.job.runtime_label : "").field("intent_text", intent_text(r));
+    w.key("machine").begin_object().field("text", machine_text(pools, r.intent)).field("unified", pools.unified).field("cpu_only", pools.cpu_only);
     w.field("ram_given", pools.ram_given).field("gpus", pools.gpus).field("gpu_bytes", pools.gpu_bytes);
     w.field("ram_bytes", pools.ram_bytes).field("gpu_text", pools.gpu_text).field("ram_text", pools.ram_text).end_object();
     w.field("considered", list.considered).field("count", static_cast<int64_t>(list.rows.size())).field("runnable", list.runnable);

@@ -132,9 +132,9 @@ test('keyboard only: Tab reaches every control with a visible focus ring; tabs m
   await page.keyboard.press('ArrowDown');
   assert.notEqual(await page.inputValue('#mode'), 'lora');
   // aria-live sits on the verdict and the one-line status messages (search, error, comparison), never a panel
-  // (nor the recipe line, which follows every input)
+  // (nor the recipe line, which follows every input); What can I run?'s is its counts line, "N of M models listed"
   assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('[aria-live]')].map((e) => e.id)),
-    ['error', 'verdict', 'compare-note', 'search-status']);
+    ['wf-counts', 'error', 'verdict', 'compare-note', 'search-status']);
 });
 
 test('chart labels stay apart and inside the chart: the capacity line, the job\'s point, the ends, the axis marks', async () => {
