@@ -8,6 +8,7 @@
 #include "api/catalog.hpp"
 #include "api/what_fits_json.hpp"
 #include "helpers.hpp"
+#include "what_fits_helpers.hpp"
 #include "local/local.hpp"
 
 using namespace vramcalc;
@@ -15,12 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-// The list for a request, through the JSON API the CLI and the page call (the catalog given once).
-json fits(const json& request) {
-    static const bool given = json::parse(use_catalog(test::read_text(VRAMCALC_MODELS))).value("ok", false);
-    REQUIRE(given);
-    return json::parse(what_fits_request(request.dump()));
-}
+// The list for a request (what_fits_helpers.hpp).
+json fits(const json& request) { return test::what_fits(request); }
 const json& row_of(const json& answer, const std::string& id) {
     for (const json& r : answer["rows"])
         if (r["id"] == id) return r;

@@ -7,6 +7,7 @@
 #include "api/what_fits_json.hpp"
 #include "cluster/cluster.hpp"
 #include "helpers.hpp"
+#include "what_fits_helpers.hpp"
 #include "step/timeline.hpp"
 
 using namespace vramcalc;
@@ -15,9 +16,7 @@ using nlohmann::json;
 namespace {
 
 json fits(const json& request) {
-    static const bool given = json::parse(use_catalog(test::read_text(VRAMCALC_MODELS))).value("ok", false);
-    REQUIRE(given);
-    const json a = json::parse(what_fits_request(request.dump()));
+    const json a = test::what_fits(request);
     REQUIRE(a["ok"] == true);
     return a;
 }
