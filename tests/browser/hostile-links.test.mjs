@@ -141,7 +141,7 @@ test('L4, L5, L7: only catalog GPUs or a custom size are remembered; "Another GP
   const page = await openCalculator(env.context, link('model=llama-3-8b&gpu=not-a-gpu'));
   assert.match(await text(page, '#error'), /unknown GPU 'not-a-gpu'/);
   await page.fill('#gpus', '2');
-  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('vramcalc.yourGpus'))), { gpu: '', count: '2', customGb: '', ramGb: '', units: 'gb' });
+  assert.deepEqual(await page.evaluate(() => JSON.parse(localStorage.getItem('vramcalc.yourGpus'))), { gpu: '', count: '2', customGb: '', units: 'gb' });
   await page.goto(`${env.server.url}index.html`);
   await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
   assert.equal(await page.isHidden('#error'), true);
