@@ -169,7 +169,10 @@ TEST_CASE("field_modes: a mode-bound field is refused outside its modes and read
                          {"use_vllm", true}, {"vllm_gpu_memory_utilization", 0.4}, {"sleep_mode", 1},
                          {"precompute_ref_log_probs", true}, {"speculative_method", "ngram"}, {"enable_lora", true},
                          {"machine_jobs", json::array({{{"model", "qwen2.5-0.5b"}, {"engine", "hf"}}})}};
-    for (const auto& [key, value] : values.items()) {
+    for (const auto& item : values.items()) {
+        // (Named copies, not a structured binding: clang refuses a binding captured by doctest's message lambdas.)
+        const std::string key = item.key();
+        const json value = item.value();
         REQUIRE_MESSAGE(modes.count(key), key);
         const std::vector<std::string>& in = modes[key];
         const std::string inside = in.front();
