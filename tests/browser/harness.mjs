@@ -118,7 +118,7 @@ export function stateOf(address) {
 }
 
 // Waits until the page's address holds `key` = `value` (written after a pause in typing), then returns the state.
-export async function waitForState(page, key, value, timeout = 5000) {
+export async function waitForState(page, key, value, timeout = 20000) {
   const end = Date.now() + timeout;
   for (;;) {
     const q = stateOf(page.url());
