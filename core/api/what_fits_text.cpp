@@ -47,8 +47,8 @@ std::string what_fits_table(const std::string& answer_json) {
     const json a = json::parse(answer_json);
     const std::string intent = a.value("intent", "chat");
     const json& m = a["machine"];
-    std::string out = "What can I run? " + (m.value("cpu_only", false) ? std::string("no GPU") : m.value("gpu_text", std::string("GPU"))) +
-                      (m.value("ram_given", false) && !m.value("unified", false) ? " + " + m.value("ram_text", std::string()) : "") + "; " +
+    // The machine as the core names it ("2 × RTX 4090 24GB + 64 GB RAM (89.6 GB/s)": the count, the GPU, the RAM).
+    std::string out = "What can I run? " + m.value("text", std::string("your machine")) + "; " +
                       intent + (intent == "chat" ? " on " + a.value("runtime", std::string()) : "") + ", " + a.value("context_text", "") + "\n";
     out += std::to_string(a.value("count", 0)) + " of " + std::to_string(a.value("considered", 0)) + " models listed, " +
            std::to_string(a.value("runnable", 0)) + " run; sorted by " + a.value("sort", "") + ".\n";

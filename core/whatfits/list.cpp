@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text/errors.hpp"
 #include "text/units.hpp"
 #include "whatfits/what_fits.hpp"
 
@@ -19,9 +20,15 @@ bool any_of(const std::vector<std::string>& wanted, const std::string& value) {
     const std::string v = lower(value);
     return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return lower(w) == v; });
 }
+// The values a filter was given, as the user wrote them but each cut short and at most 8 named (a link or a flag
+// can hold thousands: the message names the filter, not all of its input).
 std::string joined(const std::vector<std::string>& values) {
+    constexpr size_t kNamed = 8;
+    const size_t shown = std::min(values.size(), kNamed);
     std::string out;
-    for (size_t i = 0; i < values.size(); ++i) out += (i ? (i + 1 == values.size() ? " or " : ", ") : "") + values[i];
+    for (size_t i = 0; i < shown; ++i)
+        out += (i ? (i + 1 == values.size() ? " or " : ", ") : "") + short_text(values[i]);
+    if (values.size() > shown) out += " or " + std::to_string(values.size() - shown) + " more";
     return out;
 }
 std::string steps_text(const std::vector<std::string>& steps) {
