@@ -30,15 +30,17 @@ import { renderBar, renderBreakdownRows, renderPhases, el } from './render.js';
 import { stateLink } from './link.js';
 import { localView } from './local-view.js';
 import { WHAT_FITS_VIEW, showWhatFits, hideWhatFits } from './widget-what-fits.js';
+import { plannerAttributes, plannerFields, plannerRequest, buildPlanner, showPlanner } from './widget-planner.js';
 
 const base = new URL('./', import.meta.url);
 // The full calculator beside this file (the npm package ships none: scripts/pack_widget.sh sets null, and then the
 // link shows only for an element with a calculator="…" attribute).
 const calculatorPage = new URL('index.html', base).href;
 let defaults = {};
+let clusterFields = [];  // the planner's fields: cluster-* attributes (widget-planner.js)
 let startError = null;
 try {
-  defaults = (await loadCore()).options.defaults;
+  ({ defaults, cluster_fields: clusterFields } = (await loadCore()).options);
 } catch (e) {
   startError = e;
 }
@@ -78,12 +80,14 @@ function build(root) {
     phases: el('ol', { class: 'phases', 'aria-label': 'The phases of one step, in order' }),
     limits: el('p', { class: 'limits' }),
     local: el('div', { class: 'local', hidden: '' }),
+    // plan or cluster-* attributes (issue 34): the planner's time and cost, each with its range.
+    plan: buildPlanner(),
     link: el('a', { target: '_blank', rel: 'noopener' }, 'Open in vramcalc →'),
   };
   const table = el('table', { class: 'breakdown' });
   table.append(el('caption', { class: 'visually-hidden' }, 'Memory per GPU by term'), parts.tbody);
   parts.post.append(parts.peak, parts.phases, parts.limits);
-  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.local, parts.recipe, parts.ratio);
+  parts.result.append(parts.total, parts.bar, table, parts.fit, parts.post, parts.plan, parts.local, parts.recipe, parts.ratio);
   const header = el('header');
   header.append(parts.name, parts.mode);
   const frame = el('div', { class: 'w' });
@@ -104,7 +108,8 @@ class VramCalc extends HTMLElement {
   #serial = 0;
 
   static get observedAttributes() {
-    return ['model', 'calculator', 'intent', 'view', 'sort', 'rows', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_'))];
+    return ['model', 'calculator', 'intent', 'view', 'sort', 'rows', ...jobKeys.map(attributeName), ...jobKeys.filter((k) => k.includes('_')),
+      ...plannerAttributes(clusterFields)];
   }
 
   constructor() {
@@ -183,6 +188,7 @@ class VramCalc extends HTMLElement {
     p.post.hidden = true;
     p.local.replaceChildren();
     p.local.hidden = true;
+    showPlanner(p.plan, undefined);
     delete this.dataset.total;
     delete this.dataset.peak;
     this.dataset.error = message;
@@ -225,9 +231,15 @@ class VramCalc extends HTMLElement {
     const intent = this.getAttribute('intent');
     // The launch command names the model as the CLI does (its Hub id), unless model-id says otherwise.
     const asked = model && !('model_id' in job) ? { ...job, model_id: model.hf_id || model.id } : job;
-    const question = { model_name: model?.name ?? '', job: asked, parts: ['head'], ...(intent ? { intent } : {}) };
+    // plan or cluster-* attributes: the one answer's planner part too, with the cluster the core read from them.
+    const planFields = plannerFields(this, clusterFields);
+    const plan = planFields && !found.error && read.ok ? await plannerRequest(planFields, signal) : null;
+    if (mine !== this.#serial || plan?.cancelled) return undefined;
+    const question = { model_name: model?.name ?? '', job: asked, parts: plan?.cluster ? ['head', 'planner'] : ['head'],
+      ...(plan?.cluster ? { cluster: plan.cluster } : {}), ...(intent ? { intent } : {}) };
     const result = found.error ? { ok: false, error: found.error }
-      : !read.ok ? read : await answer(JSON.stringify(model.config), question, { signal });
+      : !read.ok ? read : plan?.error ? { ok: false, error: { message: plan.error } }
+        : await answer(JSON.stringify(model.config), question, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     // A model the catalog does not have is named as the core quotes input (a 400,000-character attribute: issue 37 H1).
     const name = model ? model.name : await quoted(id, { signal });
@@ -237,7 +249,8 @@ class VramCalc extends HTMLElement {
     p.link.hidden = !page;
     // A list (machine_jobs) travels as the JSON text the page reads.
     const linked = Object.entries(job).map(([key, value]) => [key, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
-    if (page) p.link.href = await stateLink(page, new URLSearchParams([['model', model?.id ?? id], ...linked, ...(intent ? [['intent', intent]] : [])]));
+    if (page) p.link.href = await stateLink(page, new URLSearchParams([['model', model?.id ?? id], ...linked, ...(intent ? [['intent', intent]] : []),
+      ...(planFields ?? []).map(([key, value]) => [`cl_${key}`, value])]));
     else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);
@@ -257,6 +270,7 @@ class VramCalc extends HTMLElement {
     const shared = result.machine?.shared;
     p.fit.textContent = shared ? `${shared.verdict}. This job alone: ${result.verdict.text}` : result.verdict.text;
     this.#showPosttrain(result.posttrain);
+    showPlanner(p.plan, result.planner);
     // Run locally: the whole machine's answer and the command (vLLM and SGLang: their launch line).
     const local = localView(result);
     p.local.hidden = !local;

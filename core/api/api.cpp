@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cluster/cluster.hpp"
+#include "cluster/fields.hpp"
 
 #include "text/errors.hpp"
 #include "hardware/gpus.hpp"
@@ -357,6 +358,7 @@ std::string options_json() {
     list("speculative_methods", spec_method_names());
     list("posttrain_questions", posttrain_question_names());
     write_field_modes(w.key("field_modes"));  // core/api/posttrain_json.cpp
+    list("cluster_fields", cluster_field_names());  // the planner's fields: the widget's cluster-* attributes
     write_machine_options(w);  // issue 32: ram_kinds, uma_backends (core/api/local_json.cpp)
     return w.end_object().str();
 }

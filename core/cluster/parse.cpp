@@ -9,6 +9,7 @@
 
 #include "cluster/calibration.hpp"
 #include "cluster/cluster.hpp"
+#include "cluster/fields.hpp"
 #include "cluster/sustained.hpp"
 #include "job/job.hpp"
 #include "text/errors.hpp"
@@ -202,6 +203,12 @@ void read_layout(const json& v, ClusterRequest& r) {
 }
 
 }  // namespace
+
+std::vector<const char*> cluster_field_names() {
+    std::vector<const char*> names;
+    for (const auto& f : kClusterFields) names.push_back(f.name);
+    return names;
+}
 
 bool cluster_field_kind(const std::string& key, ValueKind& kind) {
     for (const auto& f : kClusterFields)

@@ -108,3 +108,87 @@ test('widget flags: true/false or a bare attribute; anything else is an error na
   await demo.waitForFunction(() => !!document.getElementById('train').dataset.total);
   assert.equal(await total('train'), flashOn);
 });
+
+// Issue 34: the planner's time and cost in the widget, each figure with its range, equal to the CLI's --json for
+// the same flags (the widget's cluster-* attributes are the CLI's --cluster-* flags).
+test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with their ranges, as the CLI; bad values named', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const path = await import('node:path');
+  const { repo } = await import('./harness.mjs');
+  const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
+  const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' })).planner;
+  const demo = await openDemo();
+  const add = (id, attrs) => demo.evaluate(([i, a]) => {
+    const w = document.createElement('vram-calc');
+    w.id = i;
+    for (const [k, v] of a) w.setAttribute(k, v);
+    document.body.append(w);
+  }, [id, attrs]);
+  const shown = (id) => demo.evaluate((i) => {
+    const root = document.getElementById(i).shadowRoot;
+    const box = root.querySelector('.plan');
+    return { hidden: box.hidden, head: box.querySelector('.plan-head')?.textContent, range: box.querySelector('.plan-range')?.textContent,
+      refused: box.querySelector('.plan-refused')?.textContent,
+      facts: Object.fromEntries([...box.querySelectorAll('.plan-fact')].map((f) => [f.dataset.fact,
+        [f.querySelector('.plan-value').textContent, f.querySelector('.plan-sub')?.textContent ?? '']])) };
+  }, id);
+  const settle = (id) => demo.waitForFunction((i) => { const w = document.getElementById(i); return (w.dataset.total || w.dataset.error) && !w.hasAttribute('aria-busy'); }, id);
+
+  // Pre-training Llama 3 70B on 256 H100 for 1T tokens at $2 per GPU-hour.
+  await add('pretrain', [['model', 'llama-3-70b'], ['mode', 'train'], ['gpu', 'h100'], ['gpus', '256'], ['cluster-tokens', '1T'],
+    ['cluster-price-per-gpu-hour', '2']]);
+  await settle('pretrain');
+  const t = native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256', '--cluster-tokens', '1T',
+    '--cluster-price-per-gpu-hour', '2']).train;
+  const train = await shown('pretrain');
+  assert.equal(train.hidden, false);
+  assert.equal(train.head, '256 × H100 80GB in 32 nodes of 8');
+  assert.deepEqual(train.facts.time, [t.budget.time_text, t.budget.gpu_hours_text]);
+  assert.deepEqual(train.facts.cost, [t.budget.cost_amount_text, t.budget.cost_text]);
+  assert.deepEqual(train.facts.step, [t.step_text, `${t.tokens_per_step_text} · ${t.layout.text}`]);
+  assert.deepEqual(train.facts.throughput, [t.tokens_per_s_per_gpu_text, t.tokens_per_s_text]);
+  assert.equal(train.facts.mfu[0], t.mfu_text);
+  // every figure carries its range: "47.2 days (40.6–49.0)"
+  for (const [value] of Object.values(train.facts)) assert.match(value, /\(\$?[\d.,]+–[\d.,]+\)/, value);
+  assert.match(train.range, /^Ranges: the measured run fell within them for \d+ of \d+ training rows under leave-one-source-out cross-validation\.$/);
+  assert.equal(train.range, t.range_text);
+
+  // Serving: 8 users on vLLM, Llama 3.1 8B on one H100 (plan alone: the planner's defaults but the load).
+  await add('serve', [['model', 'llama-3.1-8b'], ['engine', 'vllm'], ['gpu', 'h100'], ['cluster-concurrency', '8']]);
+  await settle('serve');
+  const s = native(['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100', '--cluster-concurrency', '8']).serve;
+  const serve = await shown('serve');
+  assert.deepEqual(serve.facts.decode, [s.tokens_per_s_per_seq_text, s.tokens_per_s_cluster_text]);
+  assert.deepEqual(serve.facts.ttft, [s.ttft_text, s.prefill_text]);
+  assert.equal(serve.facts.token[0], s.token_text);
+  for (const [value] of Object.values(serve.facts)) assert.match(value, /\([\d.,]+–[\d.,]+( \w+)?\)|–/, value);
+  assert.equal(serve.range, s.range_text);
+
+  // A bad value is the widget's one error, naming the field; no figure stays beside it.
+  await demo.evaluate(() => document.getElementById('pretrain').setAttribute('cluster-price-per-gpu-hour', '-2'));
+  await demo.waitForFunction(() => !!document.getElementById('pretrain').dataset.error);
+  const error = await demo.evaluate(() => document.getElementById('pretrain').dataset.error);
+  assert.match(error, /price/i);
+  assert.doesNotMatch(error, /NaN|undefined/);
+  assert.equal(await demo.evaluate(() => document.getElementById('pretrain').dataset.total ?? null), null);
+  // Without plan or cluster-* the planner's box is hidden: a memory widget stays a memory widget.
+  await demo.evaluate(() => {
+    const w = document.getElementById('pretrain');
+    w.removeAttribute('cluster-price-per-gpu-hour');
+    w.removeAttribute('cluster-tokens');
+  });
+  await demo.waitForFunction(() => document.getElementById('pretrain').dataset.total);
+  await settle('pretrain');
+  assert.equal((await shown('pretrain')).hidden, true);
+  // plan alone: the planner with its defaults (no tokens: step, throughput and MFU, no budget).
+  await demo.evaluate(() => document.getElementById('pretrain').setAttribute('plan', ''));
+  await demo.waitForFunction(() => !document.getElementById('pretrain').shadowRoot.querySelector('.plan').hidden);
+  await settle('pretrain');
+  assert.deepEqual(Object.keys((await shown('pretrain')).facts), ['step', 'throughput', 'mfu']);
+  // A post-training job is not timed: the planner's place says why (the core's text).
+  await add('grpo', [['model', 'qwen2.5-7b'], ['mode', 'grpo'], ['policy', 'lora'], ['gpu', 'h100'], ['plan', '']]);
+  await settle('grpo');
+  assert.match((await shown('grpo')).refused, /planner times pre-training and serving/);
+  assert.deepEqual(demo.jsErrors, []);
+  await screenshot(demo, 'widget-planner');
+});
