@@ -31,6 +31,7 @@ void write_posttrain_job_fields(JsonWriter& w, const Job& job) {
     w.field("vllm_enforce_eager", p.vllm_enforce_eager).field("vllm_shares_weights", p.vllm_shares_weights);
     w.field("beta", p.beta).field("precompute_ref_log_probs", p.precompute_ref_log_probs);
     w.field("ref_param_offload", p.ref_param_offload).field("reward_model", p.reward_model);
+    w.field("critic_lora", p.critic_lora);
     w.field("deepspeed_enable_sleep", p.deepspeed_enable_sleep).field("ref_dtype", p.ref_dtype ? p.ref_dtype->name : "auto");
     w.field("loss_tokens", job.loss_tokens).field("transformers_version", std::to_string(job.transformers_major));
     // Serving extras (job/serving_extras.hpp): speculative decoding and multi-LoRA slots.

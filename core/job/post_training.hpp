@@ -48,6 +48,8 @@ struct PostTraining {
     bool ref_param_offload = false;        // verl ref.fsdp_config.param_offload: the reference lives in host RAM
     const NumberFormat* ref_dtype = nullptr;  // the reference's and reward model's weights (null: as the policy's are stored)
     bool reward_model = false;             // a reward model (the policy's architecture) scores the completions
+    // PPO: the critic trains with the policy's LoRA / QLoRA (OpenRLHF, ms-swift), else fully (TRL, verl).
+    bool critic_lora = false;
     bool deepspeed_enable_sleep = false;   // OpenRLHF --deepspeed_enable_sleep: trainer states in host RAM while vLLM generates
 };
 

@@ -26,7 +26,8 @@ const char* const kPostOnly[] = {"policy", "beta", "precompute_ref_log_probs", "
 const char* const kOnline[] = {"num_generations", "max_prompt_length", "max_completion_length", "generation_batch_size",
                                "use_vllm", "vllm_mode", "vllm_gpu_memory_utilization", "sleep_mode",
                                "vllm_enable_sleep_mode", "vllm_tensor_parallel_size", "vllm_gpus",
-                               "vllm_max_model_length", "vllm_shares_weights", "reward_model", "deepspeed_enable_sleep"};
+                               "vllm_max_model_length", "vllm_shares_weights", "reward_model", "critic_lora",
+                               "deepspeed_enable_sleep"};
 // Serving settings (finish_serving_extras refuses speculative decoding and LoRA slots in training), and the
 // jobs sharing the GPU (refused beside a post-training job).
 const char* const kServingOnly[] = {"speculative_method", "speculative_model", "num_speculative_tokens", "draft_max",
@@ -89,6 +90,7 @@ bool read_posttrain_field(Job& job, const std::string& key, const json& v, const
     else if (key == "precompute_ref_log_probs") p.precompute_ref_log_probs = bool_field(v, field);
     else if (key == "ref_param_offload") p.ref_param_offload = bool_field(v, field);
     else if (key == "reward_model") p.reward_model = bool_field(v, field);
+    else if (key == "critic_lora") p.critic_lora = bool_field(v, field);
     else if (key == "deepspeed_enable_sleep") p.deepspeed_enable_sleep = bool_field(v, field);
     else if (key == "transformers_version") {
         // "4.57.1", "5", "v5.0": the major release decides how MoE experts are stored (memory/states.cpp).
@@ -118,7 +120,7 @@ const char* posttrain_field_names() {
     return "policy, num_generations, max_prompt_length, max_completion_length, generation_batch_size, use_vllm, vllm_mode, "
            "vllm_gpu_memory_utilization, sleep_mode, vllm_enable_sleep_mode, vllm_tensor_parallel_size, vllm_gpus, "
            "vllm_max_model_length, vllm_max_num_batched_tokens, vllm_enforce_eager, vllm_shares_weights, beta, "
-           "precompute_ref_log_probs, ref_param_offload, reward_model, deepspeed_enable_sleep, ref_dtype, transformers_version";
+           "precompute_ref_log_probs, ref_param_offload, reward_model, critic_lora, deepspeed_enable_sleep, ref_dtype, transformers_version";
 }
 
 std::vector<ModeBoundField> mode_bound_fields() {

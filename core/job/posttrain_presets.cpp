@@ -46,6 +46,7 @@ const std::vector<PresetField> kTrlPpo = join(kTrlOnline, {
     {"max_completion_length", "53", "trl experimental/ppo/ppo_config.py response_length = 53"},
     {"beta", "0.05", "trl experimental/ppo/ppo_config.py kl_coef = 0.05 against the reference policy"},
     {"reward_model", "true", "trl experimental/ppo/ppo_trainer.py: a reward model and a value model beside the policy"},
+    {"critic_lora", "false", "trl experimental/ppo/ppo_trainer.py: peft_config wraps the policy only (get_peft_model(self.policy_model, ...)); the value model trains whole"},
 });
 const std::vector<PresetField> kTrlDpo = join(kTrlCommon, {
     {"seq", "1024", "trl dpo_config.py max_length = 1024 (prompt + completion, chosen and rejected each)"},
@@ -83,6 +84,7 @@ const std::vector<PresetField> kVerlPpo = join(kVerlOnline, {
     {"num_generations", "1", "verl _generated_ppo_trainer.yaml rollout.n = 1"},
     {"beta", "0", "verl actor.use_kl_loss = False and algorithm.use_kl_in_reward = False: no reference"},
     {"reward_model", "false", "verl reward_model.enable = False: a rule-based reward function"},
+    {"critic_lora", "false", "verl _generated_ppo_trainer.yaml critic.model.lora_rank = 0: the critic trains whole"},
 });
 const std::vector<PresetField> kVerlRloo = join(kVerlOnline, {
     {"num_generations", "5", "verl examples/rloo_trainer: rollout.n=5"},
@@ -107,6 +109,7 @@ const std::vector<PresetField> kOpenRlhfGrpo = join(kOpenRlhfOnline, {
 const std::vector<PresetField> kOpenRlhfPpo = join(kOpenRlhfOnline, {
     {"num_generations", "1", "openrlhf cli/train_ppo_ray.py --rollout.n_samples_per_prompt default 1"},
     {"reward_model", "true", "openrlhf cli/train_ppo_ray.py: a reward model (--reward.model_name_or_path) and a critic"},
+    {"critic_lora", "true", "openrlhf trainer/ray/ppo_critic.py: the critic takes the actor's lora_rank and load_in_4bit (--ds.lora.rank)"},
 });
 const std::vector<PresetField> kOpenRlhfDpo = {
     {"seq", "2048", "openrlhf cli/train_dpo.py --max_len 2048"},

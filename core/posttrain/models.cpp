@@ -81,15 +81,19 @@ Job policy_job(const Job& job) {
     return j;
 }
 
+// The critic (PPO's value model): the whole backbone trained, or with the policy's adapters (critic_lora: OpenRLHF's
+// ppo_critic.py passes the actor's lora_rank and load_in_4bit; ms-swift's rlhf.py prepares the value model with the
+// policy's tuner). A full policy keeps a full critic.
 Job critic_job(const Job& job) {
     Job j = policy_job(job);
-    j.mode = Mode::Train;
+    const bool adapters = job.post.critic_lora && (job.mode == Mode::LoRA || job.mode == Mode::QLoRA);
+    j.mode = adapters ? job.mode : Mode::Train;
     j.head_auto = false;
     j.head = Head::TokenClassification;  // a value per token: the backbone and a one-output score head
     j.num_labels = 1;
     j.loss = Loss::Full;
     j.loss_tokens = 0;
-    if (!j.dtype->trainable) j.dtype = &format(FormatId::Bf16);
+    if (!adapters && !j.dtype->trainable) j.dtype = &format(FormatId::Bf16);  // a QLoRA critic keeps its 4-bit base
     return j;
 }
 

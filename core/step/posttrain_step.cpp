@@ -108,7 +108,8 @@ Step posttrain_step(const Plan& p, const Layout& l, bool explain) {
         critic = model_step(make_plan(p.m, cj), l, explain);
         const Phase& c0 = critic.timeline.phases[0];
         persistent.push_back(part("critic_weights", "Critic (value model) weights", kWeights, c0.bytes[kWeights],
-                                  explain ? "the policy's architecture with a one-output value head, trained in full: " +
+                                  explain ? std::string("the policy's architecture with a one-output value head, ") +
+                                                (cj.mode == Mode::Train ? "trained in full: " : "trained with the policy's adapters (critic_lora): ") +
                                                 critic.breakdown.why[kWeights]
                                           : ""));
         persistent.push_back(part("critic_optimizer", "Critic optimizer states", kOptimizer, c0.bytes[kOptimizer],
