@@ -131,10 +131,20 @@ void generate_rollout(const Plan& p, const Layout& l, Rollout& r, bool explain) 
                part("generate_activations", "Generation working set", kActivations, b.bytes[kActivations], false,
                     explain ? b.why[kActivations] : "")};
     if (l.zero >= 3 && l.gpus > 1) {
-        const double whole = p.m.params.total * p.compute.bits / 8 / static_cast<double>(l.tp * l.pp);
-        r.awake.push_back(part("gathered_weights", "Gathered policy weights", kWeights, whole, false,
-                               explain ? "ZeRO-3 gathers the whole policy for generate (TRL ds3_gather_for_generation True): " +
-                                             gb_text(whole)
+        const double per_param = p.compute.bits / 8 / static_cast<double>(l.tp * l.pp);
+        const double policy = p.m.params.total * per_param;
+        // PPO: TRL's ppo_trainer.py unwraps self.model, the PolicyAndValueWrapper, and models/utils.py gathers every
+        // parameter of what it unwraps (deepspeed.zero.GatheredParameters(model.parameters())): the value model too,
+        // the policy's backbone with a one-output head.
+        const bool ppo = job.post.mode == PostMode::Ppo;
+        const double critic = ppo ? (p.m.params.total - p.head_params + static_cast<double>(p.m.config.hidden)) * per_param : 0;
+        r.awake.push_back(part("gathered_weights", ppo ? "Gathered policy and critic weights" : "Gathered policy weights", kWeights,
+                               policy + critic, false,
+                               explain ? (ppo ? "ZeRO-3 gathers the policy-and-value wrapper for generate (TRL ppo_trainer.py "
+                                                "unwrap_model_for_generation(self.model), ds3_gather_for_generation True): the "
+                                                "policy " + gb_text(policy) + " + the critic " + gb_text(critic) + " = "
+                                              : "ZeRO-3 gathers the whole policy for generate (TRL ds3_gather_for_generation True): ") +
+                                             gb_text(policy + critic)
                                        : ""));
     }
     r.why = "the policy's own transformers generate over " + count_text(r.sequences) + " completions of " + count_text(job.seq) +
