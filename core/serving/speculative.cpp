@@ -85,10 +85,14 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
         return x;
     }
     const bool pooled = job.engine == Engine::Vllm || job.engine == Engine::Sglang;
-    if (!pooled && s.method != SpecMethod::Draft)
+    // llama.cpp runs a model's own MTP layers too (llama-server --spec-type draft-mtp: a second context over the
+    // nextn layers of the GGUF, with a KV cache of its own); EAGLE heads and transformers' MTP it does not.
+    const bool mtp_here = s.method == SpecMethod::Mtp && job.engine == Engine::LlamaCpp;
+    if (!pooled && s.method != SpecMethod::Draft && !mtp_here)
         throw InputError("job.speculative_method", std::string(engine_name(job.engine)) +
-                                                       " speculates with a draft model (llama.cpp -md, transformers assistant_model) "
-                                                       "or n-gram lookup; EAGLE and MTP heads need vLLM or SGLang");
+                                                       " speculates with a draft model (llama.cpp -md, transformers assistant_model), "
+                                                       "n-gram lookup or, llama.cpp only, the model's own MTP layers (--spec-type "
+                                                       "draft-mtp); EAGLE heads need vLLM or SGLang");
     const double tp = static_cast<double>(l.tp), B = p.compute.bits / 8;
     const double per_layer = kv_per_layer_token(p, l);
     const std::string k = count_text(s.num_speculative_tokens);
@@ -134,16 +138,16 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
                         count_text(x.layers) + " decoder layer" + (x.layers == 1 ? "" : "s") + " + a " + (three ? "3h" : "2h") +
                         " → h fusion" + (three ? " + its own lm_head over " + count_text(vocab) + " draft tokens" : "") + ", " +
                         params_text(params) + " × " + plain_number(B) + " B = " + gb_text(x.weights) +
-                        (tp > 1 ? " per GPU" : "") + "; embedding and " + (three ? "" : "lm_head ") +
-                        "shared with the target; KV of its layer; " + k + " tokens proposed per step";
+                        (tp > 1 ? " per GPU" : "") + (three ? "; embedding shared" : "; embedding and lm_head shared") +
+                        " with the target; KV of its layer; " + k + " tokens proposed per step";
             return x;
         }
         case SpecMethod::Mtp: {
             const int64_t n = mtp_layers_of(c);
             if (n == 0)
                 throw InputError("job.speculative_method",
-                                 "this model ships no multi-token-prediction layers (num_nextn_predict_layers); mtp serves "
-                                 "DeepSeek-V3/R1, GLM-4.5 or Qwen3-Next");
+                                 "this model ships no multi-token-prediction layers (num_nextn_predict_layers, "
+                                 "mtp_num_hidden_layers); mtp serves DeepSeek-V3/R1, GLM-4.5, Qwen3-Next or Qwen3.5 / 3.6");
             const double layer = mtp_layer_params(p);
             // In the target's own format: the average bytes per parameter of its weights.
             const double bytes_per_param = base_weights_bytes(p, nullptr) / std::max(1.0, p.m.params.total);
@@ -155,8 +159,10 @@ SpecCost speculative_cost(const Plan& p, const Layout& l, bool explain) {
                 x.why = count_text(n) + " MTP layer" + (n == 1 ? "" : "s") + " (num_nextn_predict_layers): " + params_text(layer) +
                         " params each (a decoder layer of the last kind, eh_proj 2h → h, norms; embedding and head shared) × " +
                         printf_text("%.2f", bytes_per_param) + " B, as the model's weights = " + gb_text(x.weights) +
-                        (tp > 1 ? " per GPU (÷ TP " + count_text(l.tp) + ")" : "") + "; its KV in the pool; reused for " + k +
-                        " proposed tokens";
+                        (tp > 1 ? " per GPU (÷ TP " + count_text(l.tp) + ")" : "") +
+                        (mtp_here ? "; llama.cpp's MTP context keeps its own KV beside the model's (its compute buffer is not "
+                                    "counted); reused for "
+                                  : "; its KV in the pool; reused for ") + k + " proposed tokens";
             return x;
         }
         case SpecMethod::None:
