@@ -148,6 +148,53 @@ TEST_CASE("PPO: a critic trained in full and a reward model beside the policy") 
     CHECK(e.post.phases.back().key == std::string("critic_update"));
 }
 
+TEST_CASE("PPO with a LoRA policy: the critic trains whole in TRL and verl, with the policy's adapters in OpenRLHF (critic_lora)") {
+    const Model m = test::model("qwen2.5-0.5b");
+    const json job = {{"mode", "ppo"}, {"policy", "lora"}, {"lora_rank", 8}, {"dtype", "bf16"}, {"gpu", "h100"}, {"gpus", 1}, {"batch", 4},
+                      {"max_completion_length", 256}};
+    const double P = m.params.total, h = 896;
+    // TRL experimental/ppo/ppo_trainer.py wraps only the policy in its PEFT adapter: AdamW's m and v in fp32 for every
+    // parameter of the value model (its backbone and a one-output score head).
+    const Estimate trl = estimate(m, test::job(job));
+    CHECK(persistent(trl, "critic_optimizer") == doctest::Approx((P + h) * 8).epsilon(1e-6));
+    // OpenRLHF ppo_critic.py passes the actor's lora_rank: the critic's trainable parameters are rank-8 adapters on
+    // every linear of the 24 layers, r × (in + out) each: q 896 → 896, k and v 896 → 128, o 896 → 896, gate and up
+    // 896 → 4,864, down 4,864 → 896 = 8 × 22,912 per layer; the score head's 896 beside them.
+    json openrlhf = job;
+    openrlhf["framework"] = "openrlhf";
+    const Estimate o = estimate(m, test::job(openrlhf));
+    const double adapters = 24.0 * 8 * 22912;
+    CHECK(test::job(openrlhf).post.critic_lora);
+    CHECK(persistent(o, "critic_optimizer") == doctest::Approx((adapters + h) * 8).epsilon(0.01));
+    // The critic's frozen base weights stay, in bf16: the policy's storage.
+    CHECK(persistent(o, "critic_weights") >= P * 2);
+    CHECK(persistent(o, "critic_weights") < P * 2 * 1.05);
+    // critic_lora false in OpenRLHF trains the critic whole, as DeepSpeed's bf16 optimizer does: an fp32 master copy
+    // beside Adam's m and v, 12 bytes per parameter; a full policy keeps a full critic either way.
+    openrlhf["critic_lora"] = false;
+    CHECK(persistent(estimate(m, test::job(openrlhf)), "critic_optimizer") == doctest::Approx((P + h) * 12).epsilon(1e-6));
+    json full = job;
+    full["policy"] = "full";
+    full["critic_lora"] = true;
+    CHECK(persistent(estimate(m, test::job(full)), "critic_optimizer") > P * 8);
+}
+
+TEST_CASE("PPO under ZeRO-3 without vLLM: generate gathers the policy and the critic (TRL's policy-and-value wrapper)") {
+    const Model m = test::model("qwen2.5-0.5b");
+    const double P = m.params.total, h = 896;
+    const json job = {{"mode", "ppo"}, {"dtype", "bf16"}, {"gpus", 8}, {"zero", 3}, {"batch", 1}, {"max_completion_length", 256}};
+    // trl experimental/ppo/ppo_trainer.py: unwrap_model_for_generation(self.model, ...) with self.model the
+    // PolicyAndValueWrapper; trl models/utils.py gathers model.parameters(): P in bf16 for the policy (its head tied to
+    // the embedding) and P + h for the value model (a one-output score head), whole on each GPU.
+    CHECK(part(phase(estimate(m, test::job(job)), "generation"), "gathered_weights") == doctest::Approx((2 * P + h) * 2).epsilon(1e-6));
+    // GRPO unwraps the policy alone.
+    json grpo = job;
+    grpo["mode"] = "grpo";
+    grpo["num_generations"] = 8;
+    grpo["batch"] = 8;
+    CHECK(part(phase(estimate(m, test::job(grpo)), "generation"), "gathered_weights") == doctest::Approx(P * 2).epsilon(1e-6));
+}
+
 TEST_CASE("the rollout engine: transformers generate by default, a vLLM server on GPUs of its own") {
     const Model m = test::model("qwen2.5-7b");
     // TRL without vLLM generates with the policy: the KV of 8 completions × 1536 tokens, 28 layers × 2 × 4 kv heads × 128 × 2 B.

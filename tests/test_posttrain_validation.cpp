@@ -17,7 +17,7 @@ double unit_scale(const std::string& unit) {
     if (unit == "GiB") return test::GiB;
     if (unit == "GB") return test::GB;
     if (unit == "MiB") return 1024.0 * 1024.0;
-    if (unit == "params" || unit == "share") return 1;
+    if (unit == "params" || unit == "share" || unit == "bytes") return 1;
     throw std::runtime_error("posttrain.json: unknown unit " + unit);
 }
 
@@ -45,6 +45,8 @@ double quantity(const std::string& q, const Model& m, const Estimate& e) {
     }
     if (q == "share_of_device") return e.breakdown.total() / e.serving.device;
     if (q == "spec_params") return e.serving.spec_params;
+    if (q == "spec_weights") return e.serving.spec_weights;            // the proposer's weights on one GPU
+    if (q == "spec_kv_per_token") return e.serving.spec_kv_per_token;  // its KV per token of context
     // An MTP module as its checkpoint stores it: its layer plus its own copies of the embedding and
     // head (DeepSeek-V3's model.layers.61.embed_tokens and shared_head.head; vLLM shares them).
     if (q == "spec_params_stored")
