@@ -29,11 +29,12 @@ export function plannerFields(widget, clusterFields = []) {
   return fields;
 }
 
-// The cluster object the one answer's planner part takes, or { error } (the core's text, naming the field).
+// The cluster object the one answer's planner part takes, or { error } (the core's, naming the field: the planner's
+// place shows it, as it shows the planner's own refusals; the memory answer does not read these fields).
 export async function plannerRequest(fields, signal) {
   const read = await clusterFromText(fields, 'attribute', { signal });
   if (read.cancelled) return { cancelled: true };
-  return read.ok ? { cluster: read.cluster } : { error: read.error.text ?? read.error.message };
+  return read.ok ? { cluster: read.cluster } : { error: read.error };
 }
 
 export function buildPlanner() {
@@ -68,7 +69,8 @@ function servingFacts(s) {
   ];
 }
 
-// box: buildPlanner()'s element; planner: the one answer's planner part, or undefined when none was asked.
+// box: buildPlanner()'s element; planner: the one answer's planner part (or { ok: false, error } when its fields could
+// not be read), or undefined when none was asked.
 export function showPlanner(box, planner) {
   box.hidden = !planner;
   if (!planner) {
@@ -83,6 +85,9 @@ export function showPlanner(box, planner) {
   const head = el('p', { class: 'plan-head' }, planner.hardware.nodes_text);
   const facts = el('div', { class: 'plan-facts' });
   facts.append(...(planner.workload === 'train' ? trainingFacts(planner.train) : servingFacts(planner.serve)));
-  const range = (planner.workload === 'train' ? planner.train : planner.serve).range_text;
-  box.replaceChildren(head, facts, ...(range ? [el('p', { class: 'plan-range' }, range)] : []));
+  const part = planner.workload === 'train' ? planner.train : planner.serve;
+  // Why this layout: the core's sentence, when the planner timed another layout than the job's own (the verdict's).
+  const why = planner.workload === 'train' ? planner.recommendation?.chosen_why : part.layout_why;
+  box.replaceChildren(head, facts, ...(why ? [el('p', { class: 'plan-why' }, why)] : []),
+    ...(part.range_text ? [el('p', { class: 'plan-range' }, part.range_text)] : []));
 }

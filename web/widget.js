@@ -238,8 +238,7 @@ class VramCalc extends HTMLElement {
     const question = { model_name: model?.name ?? '', job: asked, parts: plan?.cluster ? ['head', 'planner'] : ['head'],
       ...(plan?.cluster ? { cluster: plan.cluster } : {}), ...(intent ? { intent } : {}) };
     const result = found.error ? { ok: false, error: found.error }
-      : !read.ok ? read : plan?.error ? { ok: false, error: { message: plan.error } }
-        : await answer(JSON.stringify(model.config), question, { signal });
+      : !read.ok ? read : await answer(JSON.stringify(model.config), question, { signal });
     if (mine !== this.#serial || result.cancelled) return undefined;
     // A model the catalog does not have is named as the core quotes input (a 400,000-character attribute: issue 37 H1).
     const name = model ? model.name : await quoted(id, { signal });
@@ -270,7 +269,7 @@ class VramCalc extends HTMLElement {
     const shared = result.machine?.shared;
     p.fit.textContent = shared ? `${shared.verdict}. This job alone: ${result.verdict.text}` : result.verdict.text;
     this.#showPosttrain(result.posttrain);
-    showPlanner(p.plan, result.planner);
+    showPlanner(p.plan, plan?.error ? { ok: false, error: plan.error } : result.planner);
     // Run locally: the whole machine's answer and the command (vLLM and SGLang: their launch line).
     const local = localView(result);
     p.local.hidden = !local;

@@ -128,6 +128,7 @@ test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with 
     const root = document.getElementById(i).shadowRoot;
     const box = root.querySelector('.plan');
     return { hidden: box.hidden, head: box.querySelector('.plan-head')?.textContent, range: box.querySelector('.plan-range')?.textContent,
+      why: box.querySelector('.plan-why')?.textContent,
       refused: box.querySelector('.plan-refused')?.textContent,
       facts: Object.fromEntries([...box.querySelectorAll('.plan-fact')].map((f) => [f.dataset.fact,
         [f.querySelector('.plan-value').textContent, f.querySelector('.plan-sub')?.textContent ?? '']])) };
@@ -152,6 +153,11 @@ test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with 
   for (const [value] of Object.values(train.facts)) assert.match(value, /\(\$?[\d.,]+–[\d.,]+\)/, value);
   assert.match(train.range, /^Ranges: the measured run fell within them for \d+ of \d+ training rows under leave-one-source-out cross-validation\.$/);
   assert.equal(train.range, t.range_text);
+  // The job as laid out (DP 256, no ZeRO) does not fit an H100: the verdict says so, and the planner says which layout
+  // it timed instead (the core's sentence).
+  assert.equal(train.why, native(['--model', 'llama-3-70b', '--mode', 'train', '--gpu', 'h100', '--gpus', '256', '--cluster-tokens', '1T'])
+    .recommendation.chosen_why);
+  assert.match(train.why, /does not fit; timed the fastest layout that fits, TP 4 × PP 2 × DP 32/);
 
   // Serving: 8 users on vLLM, Llama 3.1 8B on one H100 (plan alone: the planner's defaults but the load).
   await add('serve', [['model', 'llama-3.1-8b'], ['engine', 'vllm'], ['gpu', 'h100'], ['cluster-concurrency', '8']]);
@@ -164,13 +170,25 @@ test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with 
   for (const [value] of Object.values(serve.facts)) assert.match(value, /\([\d.,]+–[\d.,]+( \w+)?\)|–/, value);
   assert.equal(serve.range, s.range_text);
 
-  // A bad value is the widget's one error, naming the field; no figure stays beside it.
+  // A value the planner refuses is said in the planner's place, naming the field, with no planner figure left
+  // beside it (the memory answer above it stands: it does not read the price), as the page's Cluster section does.
   await demo.evaluate(() => document.getElementById('pretrain').setAttribute('cluster-price-per-gpu-hour', '-2'));
-  await demo.waitForFunction(() => !!document.getElementById('pretrain').dataset.error);
-  const error = await demo.evaluate(() => document.getElementById('pretrain').dataset.error);
-  assert.match(error, /price/i);
-  assert.doesNotMatch(error, /NaN|undefined/);
-  assert.equal(await demo.evaluate(() => document.getElementById('pretrain').dataset.total ?? null), null);
+  await demo.waitForFunction(() => !!document.getElementById('pretrain').shadowRoot.querySelector('.plan-refused'));
+  await settle('pretrain');
+  const refused = await shown('pretrain');
+  assert.match(refused.refused, /price/i);
+  assert.match(refused.refused, /-2/);
+  assert.doesNotMatch(refused.refused, /NaN|undefined/);
+  assert.deepEqual(refused.facts, {});
+  // A value the core cannot read (a flag that is neither true nor false) is said there too, naming the field.
+  await demo.evaluate(() => document.getElementById('pretrain').setAttribute('cluster-cuda-graphs', 'maybe'));
+  await demo.waitForFunction(() => /maybe/.test(document.getElementById('pretrain').shadowRoot.querySelector('.plan-refused')?.textContent ?? ''));
+  await settle('pretrain');
+  const unread = await shown('pretrain');
+  assert.match(unread.refused, /true or false/);
+  assert.deepEqual(unread.facts, {});
+  assert.ok(await demo.evaluate(() => document.getElementById('pretrain').dataset.total));
+  await demo.evaluate(() => document.getElementById('pretrain').removeAttribute('cluster-cuda-graphs'));
   // Without plan or cluster-* the planner's box is hidden: a memory widget stays a memory widget.
   await demo.evaluate(() => {
     const w = document.getElementById('pretrain');
