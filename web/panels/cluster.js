@@ -255,7 +255,7 @@ export function mount(root, { hardware, fields, onChange }) {
       if (check && check.verdict_fits !== undefined && check.fits !== undefined && check.verdict_fits !== check.fits) {
         out.prepend(el('p', { class: 'vc-cl-why vc-cl-part' }, check.verdict_fits
           ? `The verdict fits your GPUs, but the planner's layout (${check.layout_text}) does not fit their memory; its times are for that layout.`
-          : `The verdict says the job does not fit these GPUs; the planner times its layout (${check.layout_text}) as if it did.`));
+          : `The verdict is for the job as it is laid out, which does not fit these GPUs; the planner times a layout that does (${check.layout_text}).`));
       }
       // Own properties only: a link's cl_constructor or cl_toString names no input (issue 37 L1).
       const bad = Object.hasOwn(inputs, field) ? inputs[field] : editor.inputs.get(field);
