@@ -15,7 +15,7 @@ import { markScrollable } from './render.js';
 import { initResults } from './panels/results.js';
 import { initColocation } from './panels/colocation.js';
 import { initUrl, readLocation, applyQuery, cancelUrlWrites, writeUrl } from './page-url.js';
-import { initCompute, update, clusterPanelLoaded, warmLocalTotals } from './page-compute.js';
+import { initCompute, update, clusterPanelLoaded, warmLocalTotals, resumePanels } from './page-compute.js';
 import { initWhatFits } from './panels/what-fits.js';
 
 const $ = (id) => document.getElementById(id);
@@ -88,7 +88,7 @@ for (const type of ['input', 'change']) {
 initYours(gpuCatalog, update);
 initColocation({ options, models, onChange: (push) => update({ push }) });
 initMachine(gpuCatalog, options.ram_kinds, update);
-initWhatFits({ models, update, applyQuery, writeUrl });
+initWhatFits({ models, update, applyQuery, writeUrl, resumePanels });
 initResults();
 // The four entry points: the core's presets; Pre-train opens the cluster planner.
 intents().then((answer) => initIntents(answer, { fieldIds, defaults }, (intent) => {

@@ -1,17 +1,15 @@
-// Turns the page's state into the one question the core answers (docs/answer.md: your machine, the
-// intent, the job) and renders its answer. The core runs in a Web Worker (core-client.js): every call is
-// awaited, and each input supersedes the one before it (a small job's head comes from the same core on
-// this thread, in the input's own task: core-local.js):
-// - the input's AbortController is aborted by the next input, so its calls
-//   still waiting never run and its answers are dropped;
-// - while an answer is on its way, the figures on screen are the last good
-//   ones, marked busy (aria-busy) and dimmed (after a short delay, style.css),
-//   never shown as if they were the new input's;
-// - the head (verdict, cards, breakdown, notes) paints first; the later parts of the same answer (the
-//   ladder, charts, what fits, the matrix, the planner) follow, one per task, each asked with the same
-//   question, only for the latest input. The page does no arithmetic: every part is the core's.
-// body[data-busy] is set from an input until its last panel is drawn (the
-// browser tests wait on it).
+// Turns the page's state into the one question the core answers (docs/answer.md: your machine, the intent, the job)
+// and renders its answer. The core runs in a Web Worker (core-client.js): every call is awaited, and each input
+// supersedes the one before it (a small job's head comes from the same core on this thread, in the input's own task:
+// core-local.js):
+// - the input's AbortController is aborted by the next input, so its calls still waiting never run and its answers
+//   are dropped;
+// - while an answer is on its way, the figures on screen are the last good ones, marked busy (aria-busy) and dimmed
+//   (after a short delay, style.css), never shown as if they were the new input's;
+// - the head (verdict, cards, breakdown, notes) paints first; the later parts of the same answer (the ladder, charts,
+//   what fits, the matrix, the planner) follow, one per task, each asked with the same question, only for the latest
+//   input. The page does no arithmetic: every part is the core's.
+// body[data-busy] is set from an input until its last panel is drawn (the browser tests wait on it).
 import { answer, answerNow, jobValue, onCoreStatus, lookupModel, quoted, CANCELLED } from './vramcalc-client.js';
 import { hubConfigWithoutHub } from './hub.js';
 import { state, pastedConfigOf, questionFor } from './state.js';
@@ -87,8 +85,7 @@ function controlFor(field) {
   if (field.startsWith('checkpoint')) return $('checkpoint-file');
   return null;
 }
-// The message under a field reads without the field path in front; a
-// checkpoint's keeps it, since it names the part of the file at fault.
+// The message under a field reads without the field path in front; a checkpoint's keeps it (it names the part at fault).
 const plainMessage = (message, field) =>
   (message.startsWith(`${field}: `) && !field.startsWith('checkpoint') ? message.slice(field.length + 2) : message);
 
@@ -107,9 +104,8 @@ function fail({ field, message }, keepResult) {
 
 // ---------------------------------------------------------------- the deferred panels
 
-// Core answers for the deferred panels, kept while their inputs are the same
-// (a chart line or another panel's change does not ask the core again).
-// A superseded (cancelled) answer is never kept.
+// Core answers for the deferred panels, kept while their inputs are the same (a chart line or another panel's change
+// does not ask the core again). A superseded (cancelled) answer is never kept.
 const memo = new Map();
 async function remembered(kind, config, args, ask) {
   const text = `${checkpointTag()}:${config}`;  // the same config with another checkpoint answers otherwise
@@ -150,8 +146,7 @@ async function renderLadderPanel(text, question, result, signal) {
   renderLadder(a.ok ? a.ladder : a);
 }
 
-// Your machine (issue 32): the smallest --n-cpu-moe for a mixture-of-experts model under llama.cpp on a GPU, the
-// what-fits part's n_cpu_moe row (the same part "What fits" draws, asked once).
+// Your machine (issue 32): the smallest --n-cpu-moe for an MoE model under llama.cpp on a GPU (the what-fits part's row).
 async function renderLocalPanel(text, question, result, signal) {
   if (!wantsMoe(result)) return;
   const a = await part('what_fits', text, question, signal);
@@ -244,9 +239,8 @@ export function clusterPanelLoaded() {
   if (clusterArgs && state.result) renderClusterPanel(clusterArgs.text, clusterArgs.question, controller.signal);
 }
 
-// The panels after the head, for one answer. An invalid input cancels the
-// pending ones; the dimmed page then finishes them for the last good answer,
-// so every panel shows the same job as the cards.
+// The panels after the head, for one answer. An invalid input cancels the pending ones; the dimmed page then finishes
+// them for the last good answer, so every panel shows the same job as the cards.
 let lastGood = null;
 function secondaryTasks({ text, question, result }) {
   return [
@@ -261,8 +255,8 @@ function secondaryTasks({ text, question, result }) {
   ];
 }
 
-// One task per panel, each in its own macrotask after the first paint so an
-// input arriving meanwhile runs first; a newer input's work replaces the rest.
+// One task per panel, each in its own macrotask after the first paint so an input arriving meanwhile runs first; a
+// newer input's work replaces the rest.
 let generation = 0;
 const channel = new MessageChannel();
 const queued = [];
@@ -272,7 +266,11 @@ function cancelSecondary() {
   generation++;
   busy('panels', false);
 }
+// While "What can I run?" covers the answer its panels wait (the list has the worker); they run when it closes.
+let held = null;
 function scheduleSecondary(tasks, signal) {
+  held = state.whatFits.open ? { tasks, signal } : null;
+  if (held) return;
   const mine = ++generation;
   busy('panels', true);
   requestAnimationFrame(async () => {
@@ -287,6 +285,10 @@ function scheduleSecondary(tasks, signal) {
     }
     if (mine === generation) busy('panels', false);
   });
+}
+
+export function resumePanels() {
+  if (held && !held.signal.aborted && state.result && !state.whatFits.open) scheduleSecondary(held.tasks, held.signal);
 }
 
 // ---------------------------------------------------------------- the totals
@@ -361,8 +363,8 @@ async function compute() {
   return undefined;
 }
 
-// The question on screen: your machine, the intent, the job fields you set (no serving engine on a
-// training job), the FP8 recipe and the planner's fields (docs/answer.md).
+// The question on screen: your machine, the intent, the job fields you set (no serving engine on a training job), the
+// FP8 recipe and the planner's fields (docs/answer.md).
 export function currentQuestion() {
   // No serving engine on a training job, no field the mode refuses (options().field_modes), the models sharing the GPU.
   const job = coreJob(readJob());
@@ -372,15 +374,14 @@ export function currentQuestion() {
   return questionFor({ job, name: modelName() });
 }
 
-// The core on this thread has started: one answer for the job on screen, discarded, so the wasm has
-// compiled what the next input's totals need before it comes (core-local.js).
+// The core on this thread has started: one answer for the job on screen, discarded, so the wasm has compiled what the
+// next input's totals need before it comes (core-local.js).
 export function warmLocalTotals() {
   if (lastGood) answerNow(lastGood.text, { ...lastGood.question, parts: ['head'] });
 }
 
-// One place every change goes through: the address (url false: it already
-// holds the state, after Back or Forward), then the numbers. Resolves once
-// the totals are on screen (or superseded).
+// One place every change goes through: the address (url false: it already holds the state, after Back or Forward),
+// then the numbers. Resolves once the totals are on screen (or superseded).
 export function update({ push = false, error = null, url = true } = {}) {
   if (url) writeUrl(push);
   if (error) {

@@ -15,7 +15,7 @@ import { rowFor, headerRow } from './what-fits-rows.js';
 import { INTENTS, SORTS, listIntent, buildControls, showControls, showFilterCount, choose } from './what-fits-controls.js';
 
 const $ = (id) => document.getElementById(id);
-let page = null;  // { models, update, applyQuery, writeUrl }
+let page = null;  // { models, update, applyQuery, writeUrl, resumePanels }
 
 // ---------------------------------------------------------------- the request
 
@@ -55,6 +55,8 @@ function changed(e) {
 
 export function showView() {
   const open = state.whatFits.open;
+  // The answer's panels wait while the list covers them (page-compute.js); closed, they catch up.
+  if (!open) page?.resumePanels?.();
   $('what-fits').hidden = !open;
   document.body.classList.toggle('what-fits-view', open);
   $('what-fits-open').setAttribute('aria-expanded', String(open));
@@ -288,7 +290,7 @@ export async function refresh() {
 
 // ---------------------------------------------------------------- start
 
-// context: { models, update, applyQuery, writeUrl } (app.js).
+// context: { models, update, applyQuery, writeUrl, resumePanels } (app.js).
 export function initWhatFits(context) {
   page = context;
   const section = $('what-fits');
