@@ -6,7 +6,7 @@
 // writes every figure with its range from the leave-one-source-out residuals ("47.2 days (40.6–49.0)"); this module
 // only places the core's texts. A job the planner does not time (post-training, a machine without a GPU) shows the
 // core's reason in the planner's place.
-import { clusterFromText } from './vramcalc-client.js';
+import { clusterFromText, quoted } from './vramcalc-client.js';
 import { el } from './render.js';
 
 const PREFIX = 'cluster-';
@@ -16,8 +16,9 @@ const attributeOf = (key) => PREFIX + key.replaceAll('_', '-');
 // The attribute names the widget observes for the planner, from the core's field list.
 export const plannerAttributes = (clusterFields = []) => [PLAN_ATTRIBUTE, ...clusterFields.map(attributeOf)];
 
-// The planner's fields the element gives, as [field, text] pairs for the core's reader; null when the element asks
-// no planner (no plan attribute, no cluster-* attribute). A plan="false" asks none.
+// What the element asks of the planner: { fields } (its cluster-* attributes as [field, text] pairs for the core's
+// reader), or null when it asks none (no plan attribute, or plan="false", and no cluster-* attribute). plan is a flag
+// as the widget's others are: a bare attribute or true / false; anything else comes back as { fields, badPlan }.
 export function plannerFields(widget, clusterFields = []) {
   const fields = [];
   for (const key of clusterFields) {
@@ -25,13 +26,18 @@ export function plannerFields(widget, clusterFields = []) {
     if (value !== null) fields.push([key, value]);
   }
   const plan = widget.getAttribute(PLAN_ATTRIBUTE);
-  if (!fields.length && (plan === null || plan.trim().toLowerCase() === 'false')) return null;
-  return fields;
+  const word = plan?.trim().toLowerCase();
+  if (plan !== null && word !== '' && word !== 'true' && word !== 'false') return { fields, badPlan: plan };
+  if (!fields.length && (plan === null || word === 'false')) return null;
+  return { fields };
 }
 
 // The cluster object the one answer's planner part takes, or { error } (the core's, naming the field: the planner's
 // place shows it, as it shows the planner's own refusals; the memory answer does not read these fields).
-export async function plannerRequest(fields, signal) {
+export async function plannerRequest({ fields, badPlan }, signal) {
+  if (badPlan !== undefined) {
+    return { error: { field: PLAN_ATTRIBUTE, message: `plan: must be true or false (or a bare attribute), got "${await quoted(badPlan, { signal })}"` } };
+  }
   const read = await clusterFromText(fields, 'attribute', { signal });
   if (read.cancelled) return { cancelled: true };
   return read.ok ? { cluster: read.cluster } : { error: read.error };

@@ -249,7 +249,7 @@ class VramCalc extends HTMLElement {
     // A list (machine_jobs) travels as the JSON text the page reads.
     const linked = Object.entries(job).map(([key, value]) => [key, typeof value === 'object' ? JSON.stringify(value) : String(value)]);
     if (page) p.link.href = await stateLink(page, new URLSearchParams([['model', model?.id ?? id], ...linked, ...(intent ? [['intent', intent]] : []),
-      ...(planFields ?? []).map(([key, value]) => [`cl_${key}`, value])]));
+      ...(planFields?.fields ?? []).map(([key, value]) => [`cl_${key}`, value])]));
     else p.link.removeAttribute('href');
     if (mine !== this.#serial) return undefined;
     if (!result.ok) return this.#showError(result.error.text ?? result.error.message);

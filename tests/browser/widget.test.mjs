@@ -189,6 +189,11 @@ test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with 
   assert.deepEqual(unread.facts, {});
   assert.ok(await demo.evaluate(() => document.getElementById('pretrain').dataset.total));
   await demo.evaluate(() => document.getElementById('pretrain').removeAttribute('cluster-cuda-graphs'));
+  // plan is a flag like the widget's others: a bare attribute or true / false, anything else named.
+  await demo.evaluate(() => document.getElementById('pretrain').setAttribute('plan', 'yes'));
+  await demo.waitForFunction(() => /^plan: must be true or false/.test(document.getElementById('pretrain').shadowRoot.querySelector('.plan-refused')?.textContent ?? ''));
+  assert.match((await shown('pretrain')).refused, /got "yes"$/);
+  await demo.evaluate(() => document.getElementById('pretrain').removeAttribute('plan'));
   // Without plan or cluster-* the planner's box is hidden: a memory widget stays a memory widget.
   await demo.evaluate(() => {
     const w = document.getElementById('pretrain');
