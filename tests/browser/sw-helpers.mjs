@@ -43,6 +43,21 @@ export async function copyOfWeb() {
   return copy;
 }
 
+// Waits until no new worker has been installing for `quiet` ms. A navigation retries an install that failed: the
+// retry must end under the breakage of its own case, not run on into the next case's, when the file it failed on is
+// served right again (a race seen under load in sw-hosts: the older build then installed).
+export async function settleInstalls(page, quiet = 500, timeout = 15000) {
+  const end = Date.now() + timeout;
+  let since = Date.now();
+  for (;;) {
+    const installing = await page.evaluate(async () => !!(await navigator.serviceWorker.getRegistration())?.installing);
+    if (installing) since = Date.now();
+    else if (Date.now() - since >= quiet) return;
+    if (Date.now() > end) throw new Error('a service worker was still installing after 15 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 // Asks the registration to update; resolves to the new worker's fate:
 // 'redundant' (its install failed), 'activated', or 'no install'.
 export function tryUpdate(page) {
