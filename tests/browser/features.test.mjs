@@ -170,7 +170,7 @@ test('search: names and Hub ids, never hides the selection, says when nothing ma
   await page.waitForFunction(() => document.getElementById('model').value === 'mixtral-8x7b');
   await page.fill('#model-search', 'Qwen/Qwen2.5-14B');
   await page.waitForFunction(() => document.getElementById('model').value === 'qwen2.5-14b');
-  assert.match(await text(page, '#model-info'), /^Qwen2\.5 14B/);
+  assert.match(await waitForText(page, '#model-info', /^Qwen2\.5 14B/), /^Qwen2\.5 14B/);
 });
 
 test('Hub: full addresses accepted; a fetched config is kept and used offline', async () => {

@@ -213,7 +213,7 @@ export async function waitForText(page, selector, regex, timeout = 15000) {
 // Waits until the totals, charts and comparisons are up to date (the core
 // answers from its worker; the panels are drawn just after the totals paint).
 export async function settled(page) {
-  await page.waitForSelector('body:not([data-busy])', { state: 'attached', timeout: 15000 });
+  await page.waitForSelector('body:not([data-busy]):not([data-searching])', { state: 'attached', timeout: 15000 });
 }
 
 // The usual set-up of a test file: the page served with the strict CSP and one

@@ -157,8 +157,10 @@ test('Hugging Face id: fetched config, offline and not-found messages', async ()
 test('model search, export JSON and embed snippet', async () => {
   const page = await openCalculator(env.context, env.server.url);
   await page.fill('#model-search', 'Mixtral 8x22B');
-  assert.match(await text(page, '#model-info'), /Mixtral 8x22B: 140\.63 B parameters/);
+  // The search chooses after a pause in typing (no busy flag until then): wait for the choice, then read.
   await waitForState(page, 'model', 'mixtral-8x22b');
+  await waitForText(page, '#model-info', /Mixtral 8x22B: 140\.63 B parameters/);
+  assert.match(await text(page, '#model-info'), /Mixtral 8x22B: 140\.63 B parameters/);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
   const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
   assert.equal(exported.model, 'Mixtral 8x22B');

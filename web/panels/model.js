@@ -95,8 +95,19 @@ function listModels(ids, selected) {
   select.value = selected;
 }
 
+// body[data-searching] while the latest search is with the core (its choice then goes through update(), which sets
+// body[data-busy]): the browser tests wait on both.
 async function filterModels(pickOne = true) {
   const mine = ++searchSerial;
+  document.body.dataset.searching = 'true';
+  try {
+    await searchAndPick(mine, pickOne);
+  } finally {
+    if (mine === searchSerial) delete document.body.dataset.searching;
+  }
+}
+
+async function searchAndPick(mine, pickOne) {
   const raw = $('model-search').value.trim();
   if (!raw) {
     listModels(null, state.source.modelId);
