@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "posttrain/posttrain.hpp"
+#include "posttrain/score_model.hpp"
 #include "serving/working_set.hpp"
 #include "text/units.hpp"
 
@@ -112,7 +113,7 @@ std::vector<PostPart> resident_models(const Plan& policy, const Layout& l, doubl
     }
     if (job.post.reward_model) {
         // AutoModelForSequenceClassification(num_labels=1): the backbone and a one-output score head.
-        const double params = policy.m.params.total - policy.head_params + static_cast<double>(policy.m.config.hidden);
+        const double params = score_model_params(policy);
         const double bytes = params * per / frozen_divisor(l);
         parts.push_back(part("reward_model", "Reward model", kWeights, bytes,
                              explain ? "the policy's architecture with a one-output score head: " + params_text(params) + " × " +

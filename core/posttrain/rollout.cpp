@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "posttrain/posttrain.hpp"
+#include "posttrain/score_model.hpp"
 #include "serving/serving.hpp"
 #include "serving/working_set.hpp"
 #include "text/units.hpp"
@@ -137,7 +138,7 @@ void generate_rollout(const Plan& p, const Layout& l, Rollout& r, bool explain) 
         // parameter of what it unwraps (deepspeed.zero.GatheredParameters(model.parameters())): the value model too,
         // the policy's backbone with a one-output head.
         const bool ppo = job.post.mode == PostMode::Ppo;
-        const double critic = ppo ? (p.m.params.total - p.head_params + static_cast<double>(p.m.config.hidden)) * per_param : 0;
+        const double critic = ppo ? score_model_params(p) * per_param : 0;
         r.awake.push_back(part("gathered_weights", ppo ? "Gathered policy and critic weights" : "Gathered policy weights", kWeights,
                                policy + critic, false,
                                explain ? (ppo ? "ZeRO-3 gathers the policy-and-value wrapper for generate (TRL ppo_trainer.py "

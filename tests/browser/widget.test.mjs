@@ -2,7 +2,9 @@
 // per page, numbers equal to the main page's for the same inputs.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, openCalculator, screenshot, watchPage, cspViolations, stateOf } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { startServer, launchBrowser, openCalculator, screenshot, watchPage, cspViolations, stateOf, repo } from './harness.mjs';
 
 let server, context;
 before(async () => {
@@ -112,9 +114,6 @@ test('widget flags: true/false or a bare attribute; anything else is an error na
 // Issue 34: the planner's time and cost in the widget, each figure with its range, equal to the CLI's --json for
 // the same flags (the widget's cluster-* attributes are the CLI's --cluster-* flags).
 test('planner in the widget: days, GPU-hours, cost, step, tokens/s and MFU with their ranges, as the CLI; bad values named', async () => {
-  const { execFileSync } = await import('node:child_process');
-  const path = await import('node:path');
-  const { repo } = await import('./harness.mjs');
   const cli = process.env.VRAMCALC_CLI || path.join(repo, 'build', 'vramcalc');
   const native = (args) => JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8' })).planner;
   const demo = await openDemo();
