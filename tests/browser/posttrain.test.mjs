@@ -127,6 +127,22 @@ test('a bad post-training field shows one error naming it, as the CLI words it',
   assert.equal(await page.getAttribute('#num_generations', 'aria-invalid'), 'true');
 });
 
+test('PPO with a LoRA policy: the critic-on-LoRA box shows under PPO only, and ticking it gives the CLI\'s phases with --critic-lora', async () => {
+  const PPO = ['--model', 'llama-3.1-8b', '--mode', 'ppo', '--policy', 'lora', '--gpu', 'b200'];  // both critics fit: the inverse answers too
+  const page = await openCalculator(env.context, `${env.server.url}index.html?model=llama-3.1-8b&mode=ppo&policy=lora&gpu=b200`);
+  assert.equal(await page.isVisible('#critic_lora'), true);
+  assert.equal(await page.isChecked('#critic_lora'), false);  // TRL's PPOTrainer: the critic trains whole
+  assertPosttrainEqual(await shownPosttrain(page), native(PPO));
+  await page.check('#critic_lora');
+  const want = native([...PPO, '--critic-lora', 'true']);
+  assertPosttrainEqual(await shownPosttrain(page), want);
+  assert.ok(want.posttrain.persistent.parts.find((x) => x.key === 'critic_weights').why.includes('trained with the policy\'s adapters (critic_lora)'));
+  assert.equal(stateOf(page.url()).get('critic_lora'), 'true');
+  await page.selectOption('#mode', 'grpo');
+  assert.equal(await page.isVisible('#critic_lora'), false);  // a GRPO step has no critic
+  assert.deepEqual(page.jsErrors, []);
+});
+
 test('Serve: speculative decoding and LoRA slots change the serving answer as the CLI\'s does', async () => {
   const base = ['--model', 'llama-3.1-8b', '--engine', 'vllm', '--gpu', 'h100'];
   const plain = native(base);
